@@ -1,0 +1,91 @@
+//! Wikipedia in every form users have it, read as one stream of [`Page`] records.
+//!
+//! Each source module turns its format into the same record so that the store and the
+//! pipeline never care where a page came from. Readers stream: none holds a dump in memory.
+
+pub mod api;
+pub mod extractor;
+pub mod io;
+pub mod sql;
+pub mod title;
+pub mod wikispeedia;
+pub mod wikitext;
+pub mod xml;
+
+use std::path::PathBuf;
+
+/// One page as every reader yields it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Page {
+    /// MediaWiki page id (or a stable sequence number where the source has none).
+    pub id: u64,
+    /// Normalised title (see [`title::normalize`]): spaces, URL-decoded, first letter upper-case.
+    pub title: String,
+    /// Namespace number (0 = articles).
+    pub ns: i32,
+    /// Plain text, markup removed.
+    pub text: String,
+    /// Normalised target title when this page is a redirect.
+    pub redirect: Option<String>,
+    /// True for disambiguation pages.
+    pub is_disambiguation: bool,
+    /// Normalised titles of the main-namespace pages this page links to, in order, duplicates kept.
+    pub links: Vec<String>,
+}
+
+/// Where in an input an error happened: enough for a user to open the file and look.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Position {
+    Byte(u64),
+    Line(u64),
+    Entry(String),
+    Unknown,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Position::Byte(b) => write!(f, "byte {b}"),
+            Position::Line(l) => write!(f, "line {l}"),
+            Position::Entry(e) => write!(f, "entry {e}"),
+            Position::Unknown => write!(f, "unknown position"),
+        }
+    }
+}
+
+/// Every reader error names the input and, where known, the position in it.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: {position}: {message}", path.display())]
+    Parse {
+        path: PathBuf,
+        position: Position,
+        message: String,
+    },
+    #[error("{url}: {message}")]
+    Http { url: String, message: String },
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+    pub fn parse(path: impl Into<PathBuf>, position: Position, message: impl Into<String>) -> Self {
+        Error::Parse {
+            path: path.into(),
+            position,
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
