@@ -47,28 +47,38 @@ impl Compression {
     }
 }
 
+/// Shared counters a reader bumps as it goes, read by a progress bar or a benchmark.
+/// Cloning shares the counters.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Bytes read from disk (compressed, for a compressed file).
+    pub disk_bytes: Arc<AtomicU64>,
+    /// Bytes after decompression: the size of the text actually parsed.
+    pub decoded_bytes: Arc<AtomicU64>,
+}
+
+impl Progress {
+    pub fn disk(&self) -> u64 {
+        self.disk_bytes.load(Ordering::Relaxed)
+    }
+    pub fn decoded(&self) -> u64 {
+        self.decoded_bytes.load(Ordering::Relaxed)
+    }
+}
+
 /// Opens `path` for streaming, decompressing by extension (`.gz`, `.bz2`, `.xz`; every stream of
-/// a multi-stream file). `progress`, if given, counts the bytes read from disk.
-pub fn open(path: &Path, progress: Option<Arc<AtomicU64>>) -> crate::Result<Box<dyn BufRead + Send>> {
+/// a multi-stream file), and counts disk and decoded bytes into `progress`.
+pub fn open(path: &Path, progress: &Progress) -> crate::Result<Box<dyn BufRead + Send>> {
     let file = File::open(path).map_err(|e| crate::Error::io(path, e))?;
-    let raw: Box<dyn Read + Send> = match progress {
-        Some(c) => Box::new(Counting::new(file, c)),
-        None => Box::new(file),
-    };
-    let raw = BufReader::with_capacity(1 << 16, raw);
-    Ok(match Compression::of(path) {
+    let raw = BufReader::with_capacity(1 << 16, Counting::new(file, progress.disk_bytes.clone()));
+    let decoded: Box<dyn Read + Send> = match Compression::of(path) {
         Compression::None => Box::new(raw),
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            1 << 16,
-            flate2::bufread::MultiGzDecoder::new(raw),
-        )),
-        Compression::Bzip2 => Box::new(BufReader::with_capacity(
-            1 << 16,
-            bzip2::bufread::MultiBzDecoder::new(raw),
-        )),
-        Compression::Xz => Box::new(BufReader::with_capacity(
-            1 << 16,
-            liblzma::bufread::XzDecoder::new_multi_decoder(raw),
-        )),
-    })
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(raw)),
+        Compression::Xz => Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(raw)),
+    };
+    Ok(Box::new(BufReader::with_capacity(
+        1 << 16,
+        Counting::new(decoded, progress.decoded_bytes.clone()),
+    )))
 }
