@@ -1,0 +1,212 @@
+//! Opening databases: a build writes to a temporary file that replaces the real one only when it
+//! succeeds, so a failed run leaves the previous database as it was.
+
+use anyhow::{Context, Result, bail};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use std::path::{Path, PathBuf};
+
+/// A database being written. Dropped without [`Build::finish`], its temporary file is deleted
+/// and the database at `dest` is untouched.
+pub struct Build {
+    pub(crate) conn: Connection,
+    tmp: PathBuf,
+    dest: PathBuf,
+    finished: bool,
+}
+
+fn tmp_path(dest: &Path) -> PathBuf {
+    let mut name = dest
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(format!(".tmp{}", std::process::id()));
+    dest.with_file_name(name)
+}
+
+fn tune(conn: &Connection) -> Result<()> {
+    // The temporary file is thrown away on failure, so no journal is needed while building.
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -262144; PRAGMA foreign_keys = OFF;",
+    )?;
+    Ok(())
+}
+
+impl Build {
+    /// Starts a new, empty database that will replace `dest`.
+    pub fn create(dest: &Path) -> Result<Build> {
+        if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let tmp = tmp_path(dest);
+        let _ = std::fs::remove_file(&tmp);
+        let conn = Connection::open(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        tune(&conn)?;
+        conn.execute_batch(crate::SCHEMA_SQL)
+            .context("applying db/schema.sql")?;
+        let build = Build {
+            conn,
+            tmp,
+            dest: dest.to_path_buf(),
+            finished: false,
+        };
+        build.set_meta("schema_version", &crate::SCHEMA_VERSION.to_string())?;
+        Ok(build)
+    }
+
+    /// Starts a change to the existing database at `dest`, on a copy of it.
+    pub fn update(dest: &Path) -> Result<Build> {
+        if !dest.exists() {
+            bail!(
+                "{}: no database here (run `clue-db ingest` or `make pipeline` first)",
+                dest.display()
+            );
+        }
+        check_version(dest)?;
+        let tmp = tmp_path(dest);
+        std::fs::copy(dest, &tmp)
+            .with_context(|| format!("copying {} to {}", dest.display(), tmp.display()))?;
+        let conn = Connection::open(&tmp).with_context(|| format!("opening {}", tmp.display()))?;
+        tune(&conn)?;
+        conn.execute_batch(crate::SCHEMA_SQL)
+            .context("applying db/schema.sql")?;
+        Ok(Build {
+            conn,
+            tmp,
+            dest: dest.to_path_buf(),
+            finished: false,
+        })
+    }
+
+    /// Writes the database to disk and moves it into place.
+    pub fn finish(mut self) -> Result<()> {
+        self.conn
+            .execute_batch("ANALYZE;")
+            .context("analysing the new database")?;
+        let conn = std::mem::replace(&mut self.conn, Connection::open_in_memory()?);
+        conn.close()
+            .map_err(|(_, e)| e)
+            .context("closing the new database")?;
+        std::fs::rename(&self.tmp, &self.dest)
+            .with_context(|| format!("moving {} to {}", self.tmp.display(), self.dest.display()))?;
+        self.finished = true;
+        Ok(())
+    }
+
+    /// Records one `meta` entry, replacing any earlier value.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?
+            .execute(params![key, value])
+            .with_context(|| format!("writing meta {key}"))?;
+        Ok(())
+    }
+
+    /// Reads one `meta` entry.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        get_meta(&self.conn, key)
+    }
+
+    /// Opens a transaction; writes between `begin` and `commit` land together.
+    pub fn begin(&self) -> Result<()> {
+        self.conn.execute_batch("BEGIN")?;
+        Ok(())
+    }
+
+    pub fn commit(&self) -> Result<()> {
+        self.conn.execute_batch("COMMIT")?;
+        Ok(())
+    }
+
+    /// Read access to what has been written so far, for the next stage.
+    pub fn reader(&self) -> Store<'_> {
+        Store {
+            conn: StoreConn::Borrowed(&self.conn),
+        }
+    }
+}
+
+impl Drop for Build {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()?)
+}
+
+fn check_version(path: &Path) -> Result<()> {
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let version = get_meta(&conn, "schema_version")
+        .with_context(|| format!("{}: not a clue-db database", path.display()))?;
+    match version.as_deref() {
+        Some(v) if v == crate::SCHEMA_VERSION.to_string() => Ok(()),
+        Some(v) => bail!(
+            "{}: schema version {v}, this clue-db reads version {}; rebuild it with `make pipeline`",
+            path.display(),
+            crate::SCHEMA_VERSION
+        ),
+        None => bail!(
+            "{}: not a clue-db database (no schema_version in meta)",
+            path.display()
+        ),
+    }
+}
+
+pub(crate) enum StoreConn<'a> {
+    Owned(Connection),
+    Borrowed(&'a Connection),
+}
+
+/// Read-only access to a database: what queries and later stages use.
+pub struct Store<'a> {
+    pub(crate) conn: StoreConn<'a>,
+}
+
+impl Store<'static> {
+    /// Opens a finished database read-only.
+    pub fn open(path: &Path) -> Result<Store<'static>> {
+        if !path.exists() {
+            bail!(
+                "{}: no database here; build one with `make pipeline` or pass --db PATH",
+                path.display()
+            );
+        }
+        check_version(path)?;
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .with_context(|| format!("opening {}", path.display()))?;
+        Ok(Store {
+            conn: StoreConn::Owned(conn),
+        })
+    }
+}
+
+impl Store<'_> {
+    pub(crate) fn conn(&self) -> &Connection {
+        match &self.conn {
+            StoreConn::Owned(c) => c,
+            StoreConn::Borrowed(c) => c,
+        }
+    }
+
+    /// Reads one `meta` entry.
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        get_meta(self.conn(), key)
+    }
+
+    /// Every `meta` entry, sorted by key.
+    pub fn all_meta(&self) -> Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT key, value FROM meta ORDER BY key")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}

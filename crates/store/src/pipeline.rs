@@ -1,0 +1,308 @@
+//! Writes and reads of the pipeline stages (terms to scores). Each `replace_*` empties its table
+//! first, so a stage run twice leaves the same rows: stages are idempotent.
+
+use crate::{Build, Store};
+use anyhow::{Context, Result};
+use rusqlite::params;
+
+/// One neighbour's link score with one term (the `clue_page_terms` table).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClueLink {
+    pub page_id: u64,
+    pub term: String,
+    pub link_score: f64,
+}
+
+/// A term counted in a clue page (the `counts` table), or a clue counted in a term page
+/// (the `chunks` table, with `pos`/`entity` unused).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClueCount {
+    pub page_id: u64,
+    pub term: String,
+    pub count: u64,
+    pub pos: Option<String>,
+    pub entity: Option<String>,
+    pub excerpt: Option<String>,
+}
+
+/// One row of `scores`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoreRow {
+    pub clue: String,
+    pub term: String,
+    pub score: f64,
+    pub page_id: u64,
+    pub direction: &'static str,
+    pub count: u64,
+    pub excerpt: Option<String>,
+}
+
+impl Build {
+    /// Empties the named stage tables.
+    pub fn clear(&self, tables: &[&str]) -> Result<()> {
+        for t in tables {
+            // Table names come from the stages' own constants, never from input.
+            self.conn
+                .execute(&format!("DELETE FROM {t}"), [])
+                .with_context(|| format!("emptying {t}"))?;
+        }
+        Ok(())
+    }
+
+    pub fn insert_term(&self, term: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR IGNORE INTO terms (term) VALUES (?1)")?
+            .execute([term])?;
+        Ok(())
+    }
+
+    pub fn insert_synonym(&self, term: &str, synonym: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR IGNORE INTO synonyms (term, synonym) VALUES (?1, ?2)")?
+            .execute([term, synonym])?;
+        Ok(())
+    }
+
+    /// Records a term page; the first origin recorded for a `(term, page)` is kept.
+    pub fn insert_term_page(&self, term: &str, page_id: u64, origin: &str) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO term_pages (term, page_id, origin) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![term, page_id as i64, origin])?;
+        Ok(())
+    }
+
+    /// Sets `terms.page_count` from `term_pages` and deletes the terms with none: the corpus does
+    /// not cover them. Returns the deleted terms.
+    pub fn drop_uncovered_terms(&self) -> Result<Vec<String>> {
+        self.conn.execute(
+            "UPDATE terms SET page_count = (SELECT count(*) FROM term_pages tp WHERE tp.term = terms.term)",
+            [],
+        )?;
+        let gone: Vec<String> = {
+            let mut st = self
+                .conn
+                .prepare("SELECT term FROM terms WHERE page_count = 0 ORDER BY term")?;
+            st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
+        };
+        self.conn
+            .execute("DELETE FROM terms WHERE page_count = 0", [])?;
+        Ok(gone)
+    }
+
+    pub fn insert_clue_page(&self, page_id: u64, link_score: f64, terms_linked: u64) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR REPLACE INTO clue_pages (page_id, link_score, terms_linked) VALUES (?1, ?2, ?3)")?
+            .execute(params![page_id as i64, link_score, terms_linked as i64])?;
+        Ok(())
+    }
+
+    pub fn insert_clue_link(&self, l: &ClueLink) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR REPLACE INTO clue_page_terms (page_id, term, link_score) VALUES (?1, ?2, ?3)")?
+            .execute(params![l.page_id as i64, l.term, l.link_score])?;
+        Ok(())
+    }
+
+    /// Stores a count, keeping the larger when the `(page, term)` is already there.
+    pub fn insert_count(&self, c: &ClueCount) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO counts (page_id, term, count, pos, entity, excerpt) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (page_id, term) DO UPDATE SET count = excluded.count, pos = excluded.pos,
+                   entity = excluded.entity, excerpt = excluded.excerpt WHERE excluded.count > counts.count",
+            )?
+            .execute(params![c.page_id as i64, c.term, c.count as i64, c.pos, c.entity, c.excerpt])?;
+        Ok(())
+    }
+
+    /// Stores a noun-chunk root count (`ClueCount::term` is the term, `pos` carries the clue word).
+    pub fn insert_chunk(&self, page_id: u64, term: &str, clue: &str, count: u64) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO chunks (page_id, term, clue, count) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (page_id, term, clue) DO UPDATE SET count = excluded.count
+                 WHERE excluded.count > chunks.count",
+            )?
+            .execute(params![page_id as i64, term, clue, count as i64])?;
+        Ok(())
+    }
+
+    pub fn insert_term_doc(&self, term: &str, word: &str, count: u64) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO term_docs (term, word, count) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (term, word) DO UPDATE SET count = count + excluded.count",
+            )?
+            .execute(params![term, word, count as i64])?;
+        Ok(())
+    }
+
+    /// Writes every page's PageRank (`ranks[i]` for page `ids[i]`); pages not listed get NULL.
+    pub fn set_pageranks(&self, ids: &[u64], ranks: &[f64]) -> Result<()> {
+        self.conn.execute("UPDATE pages SET pagerank = NULL", [])?;
+        let mut st = self
+            .conn
+            .prepare_cached("UPDATE pages SET pagerank = ?2 WHERE id = ?1")?;
+        for (id, r) in ids.iter().zip(ranks) {
+            st.execute(params![*id as i64, r])?;
+        }
+        Ok(())
+    }
+
+    pub fn insert_score(&self, s: &ScoreRow) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO scores (clue, term, score, page_id, direction, count, excerpt)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (clue, term) DO UPDATE SET score = excluded.score, page_id = excluded.page_id,
+                   direction = excluded.direction, count = excluded.count, excerpt = excluded.excerpt
+                 WHERE excluded.score > scores.score",
+            )?
+            .execute(params![s.clue, s.term, s.score, s.page_id as i64, s.direction, s.count as i64, s.excerpt])?;
+        Ok(())
+    }
+}
+
+/// A page's identity and flags, as the stages need them in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageRow {
+    pub id: u64,
+    pub title: String,
+    pub ns: i32,
+    pub redirect_to: Option<String>,
+    pub is_disambiguation: bool,
+    pub pagerank: Option<f64>,
+}
+
+impl Store<'_> {
+    /// Every page (articles and redirects), by id.
+    pub fn pages(&self) -> Result<Vec<PageRow>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT id, title, ns, redirect_to, is_disambiguation, pagerank FROM pages ORDER BY id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(PageRow {
+                id: r.get::<_, i64>(0)? as u64,
+                title: r.get(1)?,
+                ns: r.get(2)?,
+                redirect_to: r.get(3)?,
+                is_disambiguation: r.get(4)?,
+                pagerank: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every link, `(src, dst)` sorted.
+    pub fn links(&self) -> Result<Vec<(u64, u64)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT src, dst FROM links ORDER BY src, dst")?;
+        let rows = st.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The covered terms, sorted.
+    pub fn terms(&self) -> Result<Vec<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT term FROM terms ORDER BY term")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// `(term, page_id, origin)` for every term page.
+    pub fn term_pages(&self) -> Result<Vec<(String, u64, String)>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT term, page_id, origin FROM term_pages ORDER BY term, page_id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok((r.get(0)?, r.get::<_, i64>(1)? as u64, r.get(2)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// `(term, synonym)` pairs.
+    pub fn synonyms(&self) -> Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT term, synonym FROM synonyms ORDER BY term, synonym")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The clue pages' ids, sorted.
+    pub fn clue_page_ids(&self) -> Result<Vec<u64>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT page_id FROM clue_pages ORDER BY page_id")?;
+        let rows = st.query_map([], |r| Ok(r.get::<_, i64>(0)? as u64))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Calls `f(id, text)` for each listed page that has text, in the order given.
+    pub fn for_each_text(
+        &self,
+        ids: &[u64],
+        mut f: impl FnMut(u64, String) -> Result<()>,
+    ) -> Result<()> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT text FROM page_text WHERE id = ?1")?;
+        for &id in ids {
+            let mut rows = st.query([id as i64])?;
+            if let Some(row) = rows.next()? {
+                f(id, row.get(0)?)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every `counts` row.
+    pub fn counts(&self) -> Result<Vec<ClueCount>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT page_id, term, count, pos, entity, excerpt FROM counts ORDER BY page_id, term",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(ClueCount {
+                page_id: r.get::<_, i64>(0)? as u64,
+                term: r.get(1)?,
+                count: r.get::<_, i64>(2)? as u64,
+                pos: r.get(3)?,
+                entity: r.get(4)?,
+                excerpt: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every `chunks` row as `(page_id, term, clue, count)`.
+    pub fn chunks(&self) -> Result<Vec<(u64, String, String, u64)>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT page_id, term, clue, count FROM chunks ORDER BY page_id, term, clue",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                r.get(1)?,
+                r.get(2)?,
+                r.get::<_, i64>(3)? as u64,
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Row count of a table (for `meta` and reports).
+    pub fn count_rows(&self, table: &str) -> Result<u64> {
+        // Table names come from the callers' constants, never from input.
+        Ok(self
+            .conn()
+            .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
+                r.get::<_, i64>(0)
+            })? as u64)
+    }
+}

@@ -1,0 +1,111 @@
+//! Reads for the query engine: scores by term or clue, term documents and evidence.
+
+use crate::Store;
+use anyhow::Result;
+use rusqlite::OptionalExtension;
+
+/// Why a clue scores with a term: the best piece of evidence kept by the scores stage.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Evidence {
+    pub clue: String,
+    pub term: String,
+    pub score: f64,
+    pub page_id: u64,
+    pub page_title: String,
+    pub direction: String,
+    pub count: u64,
+    pub pagerank: Option<f64>,
+    pub excerpt: Option<String>,
+}
+
+/// A page by title.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PageInfo {
+    pub id: u64,
+    pub title: String,
+    pub pagerank: Option<f64>,
+}
+
+impl Store<'_> {
+    /// Every `(clue, score)` for a term.
+    pub fn clues_of(&self, term: &str) -> Result<Vec<(String, f64)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT clue, score FROM scores WHERE term = ?1")?;
+        let rows = st.query_map([term], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every `(term, score)` for a clue.
+    pub fn terms_of(&self, clue: &str) -> Result<Vec<(String, f64)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT term, score FROM scores WHERE clue = ?1")?;
+        let rows = st.query_map([clue], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A term's document: `(word, count)`.
+    pub fn term_doc(&self, term: &str) -> Result<Vec<(String, u64)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT word, count FROM term_docs WHERE term = ?1")?;
+        let rows = st.query_map([term], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The evidence behind `score(clue, term)`, if any.
+    pub fn evidence(&self, clue: &str, term: &str) -> Result<Option<Evidence>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT s.score, s.page_id, p.title, s.direction, s.count, p.pagerank, s.excerpt
+             FROM scores s JOIN pages p ON p.id = s.page_id WHERE s.clue = ?1 AND s.term = ?2",
+        )?;
+        Ok(st
+            .query_row([clue, term], |r| {
+                Ok(Evidence {
+                    clue: clue.to_string(),
+                    term: term.to_string(),
+                    score: r.get(0)?,
+                    page_id: r.get::<_, i64>(1)? as u64,
+                    page_title: r.get(2)?,
+                    direction: r.get(3)?,
+                    count: r.get::<_, i64>(4)? as u64,
+                    pagerank: r.get(5)?,
+                    excerpt: r.get(6)?,
+                })
+            })
+            .optional()?)
+    }
+
+    /// A main-namespace page by exact title.
+    pub fn page_by_title(&self, title: &str) -> Result<Option<PageInfo>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT id, title, pagerank FROM pages WHERE ns = 0 AND title = ?1")?;
+        Ok(st
+            .query_row([title], |r| {
+                Ok(PageInfo {
+                    id: r.get::<_, i64>(0)? as u64,
+                    title: r.get(1)?,
+                    pagerank: r.get(2)?,
+                })
+            })
+            .optional()?)
+    }
+
+    /// The plain text of a page.
+    pub fn page_text(&self, id: u64) -> Result<Option<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT text FROM page_text WHERE id = ?1")?;
+        Ok(st.query_row([id as i64], |r| r.get(0)).optional()?)
+    }
+
+    /// Whether `word` appears as a clue at all.
+    pub fn is_clue(&self, word: &str) -> Result<bool> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT 1 FROM scores WHERE clue = ?1 LIMIT 1")?;
+        Ok(st.exists([word])?)
+    }
+}

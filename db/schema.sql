@@ -1,0 +1,101 @@
+-- clue-db store, schema version 1. Documented table by table in db/README.md.
+-- Titles are stored as Wikipedia displays them: spaces, URL-decoded, first letter upper-case.
+-- Terms and clues are lower-case.
+
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS pages (
+    id                INTEGER PRIMARY KEY,         -- MediaWiki page id (Wikispeedia: 1-based row of articles.tsv)
+    title             TEXT    NOT NULL,
+    ns                INTEGER NOT NULL DEFAULT 0,  -- namespace, 0 = articles
+    redirect_to       TEXT,                        -- target title if this page is a redirect, else NULL
+    is_disambiguation INTEGER NOT NULL DEFAULT 0,  -- 1 for disambiguation pages
+    length            INTEGER NOT NULL DEFAULT 0,  -- characters of plain text
+    pagerank          REAL                         -- filled by the pagerank stage; mean page = 1
+);
+CREATE UNIQUE INDEX IF NOT EXISTS pages_ns_title ON pages (ns, title);
+
+-- Links between stored pages, redirects already resolved to their targets; no duplicates.
+CREATE TABLE IF NOT EXISTS links (
+    src INTEGER NOT NULL,
+    dst INTEGER NOT NULL,
+    PRIMARY KEY (src, dst)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_dst ON links (dst, src);
+
+CREATE TABLE IF NOT EXISTS page_text (
+    id   INTEGER PRIMARY KEY,  -- pages.id
+    text TEXT NOT NULL         -- plain text, markup removed
+);
+
+CREATE TABLE IF NOT EXISTS terms (
+    term       TEXT PRIMARY KEY,  -- lower-case card word
+    page_count INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS term_pages (
+    term    TEXT    NOT NULL,
+    page_id INTEGER NOT NULL,
+    origin  TEXT    NOT NULL,  -- disambiguation | exact | sense | supplement
+    PRIMARY KEY (term, page_id)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS synonyms (
+    term    TEXT NOT NULL,
+    synonym TEXT NOT NULL,
+    PRIMARY KEY (term, synonym)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS clue_pages (
+    page_id      INTEGER PRIMARY KEY,
+    link_score   REAL    NOT NULL,  -- sum over terms of the per-term link score
+    terms_linked INTEGER NOT NULL   -- how many terms' pages it neighbours
+);
+
+-- The per-term link score behind clue_pages: 1 for a link in one direction, 1.5 for both.
+CREATE TABLE IF NOT EXISTS clue_page_terms (
+    page_id    INTEGER NOT NULL,
+    term       TEXT    NOT NULL,
+    link_score REAL    NOT NULL,
+    PRIMARY KEY (page_id, term)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS counts (
+    page_id INTEGER NOT NULL,  -- clue page
+    term    TEXT    NOT NULL,
+    count   INTEGER NOT NULL,  -- the largest bucket: one part of speech, or one named entity
+    pos     TEXT,              -- UPOS of that bucket (NOUN, VERB, ...), NULL for an entity bucket
+    entity  TEXT,              -- the named entity of that bucket, NULL for a part-of-speech bucket
+    excerpt TEXT,              -- one sentence of the page using the term
+    PRIMARY KEY (page_id, term)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS chunks (
+    page_id INTEGER NOT NULL,  -- term page
+    term    TEXT    NOT NULL,
+    clue    TEXT    NOT NULL,  -- root noun of noun chunks, lower-case
+    count   INTEGER NOT NULL,
+    PRIMARY KEY (page_id, term, clue)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS scores (
+    clue      TEXT    NOT NULL,
+    term      TEXT    NOT NULL,
+    score     REAL    NOT NULL,  -- min(1, PR/6) * (1 - 0.7^count), the maximum over evidence
+    page_id   INTEGER NOT NULL,  -- the page the best evidence came from
+    direction TEXT    NOT NULL,  -- 'clue_page' (term counted in the clue's page) | 'term_page' (clue counted in a term page)
+    count     INTEGER NOT NULL,
+    excerpt   TEXT,
+    PRIMARY KEY (clue, term)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS scores_term ON scores (term, score DESC);
+
+CREATE TABLE IF NOT EXISTS term_docs (
+    term  TEXT    NOT NULL,
+    word  TEXT    NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (term, word)
+) WITHOUT ROWID;
