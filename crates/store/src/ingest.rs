@@ -57,13 +57,13 @@ impl Build {
                 length
             ])
             .with_context(|| format!("storing page {} ({:?})", page.id, page.title))?;
-        if n == 1 {
-            if let Some(text) = page.text.filter(|t| !t.is_empty()) {
-                self.conn
-                    .prepare_cached("INSERT OR REPLACE INTO page_text (id, text) VALUES (?1, ?2)")?
-                    .execute(params![page.id as i64, text])
-                    .with_context(|| format!("storing the text of page {}", page.id))?;
-            }
+        if n == 1
+            && let Some(text) = page.text.filter(|t| !t.is_empty())
+        {
+            self.conn
+                .prepare_cached("INSERT OR REPLACE INTO page_text (id, text) VALUES (?1, ?2)")?
+                .execute(params![page.id as i64, text])
+                .with_context(|| format!("storing the text of page {}", page.id))?;
         }
         Ok(n == 1)
     }
