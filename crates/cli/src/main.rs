@@ -1,1 +1,67 @@
-fn main() {}
+//! `clue-db`: the command line. Thin on purpose: parses, calls `pipeline` or `query`, prints.
+
+mod commands;
+mod query_commands;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Plays the spymaster in Codenames from knowledge derived from Wikipedia.
+///
+/// Build the database once (`make pipeline`, or `clue-db pipeline all --corpus wikispeedia`),
+/// then ask for clues: `clue-db suggest --pos apple,bank --neg fire,ice --assassin death`.
+#[derive(Parser)]
+#[command(name = "clue-db", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read one Wikipedia source into a new database (pages, redirects, links, text).
+    Ingest(commands::IngestArgs),
+    /// Run pipeline stages on a database: one stage by name, or `all`.
+    Pipeline(commands::PipelineArgs),
+    /// Read a source without storing it and print pages/s and MB/s (a benchmark of the readers).
+    Read(commands::ReadArgs),
+    /// Suggest a clue and its number for a board.
+    Suggest(query_commands::SuggestArgs),
+    /// Show the evidence behind a clue's score with each term.
+    Explain(query_commands::ExplainArgs),
+    /// Guess: rank the unrevealed words for a clue, stopping under a confidence floor.
+    Guess(query_commands::GuessArgs),
+    /// Play one seeded game (our spymaster and our guesser against a simple opponent), turn by turn.
+    Play(query_commands::PlayArgs),
+    /// Play many seeded games per strategy and report win rate, turns, assassin rate, clue numbers.
+    Eval(query_commands::EvalArgs),
+    /// Show a database's `meta` table: schema version, source, counts, timings.
+    Info {
+        /// The database.
+        #[arg(long, default_value = commands::DEFAULT_DB)]
+        db: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Ingest(a) => commands::ingest(a),
+        Command::Pipeline(a) => commands::pipeline(a),
+        Command::Read(a) => commands::read(a),
+        Command::Suggest(a) => query_commands::suggest(a),
+        Command::Explain(a) => query_commands::explain(a),
+        Command::Guess(a) => query_commands::guess(a),
+        Command::Play(a) => query_commands::play(a),
+        Command::Eval(a) => query_commands::eval(a),
+        Command::Info { db } => commands::info(&db),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("clue-db: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

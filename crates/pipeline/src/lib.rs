@@ -1,1 +1,79 @@
-//! pipeline
+//! The offline pipeline: Wikipedia in, `(clue, term, score)` out, one idempotent stage at a time.
+//!
+//! Every stage reads what earlier stages stored, empties and rewrites its own tables, and records
+//! its parameters, counts and time in `meta` under its own name (`count.pages`, `pagerank.seconds`…).
+
+pub mod chunks;
+pub mod clue_pages;
+pub mod count;
+pub mod ingest;
+pub mod inputs;
+pub mod pagerank;
+pub mod progress;
+pub mod scores;
+pub mod term_pages;
+pub mod terms;
+
+use anyhow::Result;
+use std::time::Instant;
+use store::Build;
+
+/// The stages after ingest, in the order `pipeline all` runs them.
+pub const STAGES: [&str; 7] = [
+    "terms",
+    "term_pages",
+    "clue_pages",
+    "count",
+    "chunks",
+    "pagerank",
+    "scores",
+];
+
+/// What the stages read from the repository's hand-kept inputs, and their switches.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Folder holding `terms.txt`, `term_pages.tsv`, `synonyms.tsv`.
+    pub inputs: std::path::PathBuf,
+    /// Keep every neighbour as a clue page, not only the cut (see [`clue_pages`]).
+    pub keep_all_neighbours: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            inputs: "pipeline".into(),
+            keep_all_neighbours: false,
+        }
+    }
+}
+
+/// Runs one named stage on an open build and records its time in `meta`.
+pub fn run_stage(build: &Build, name: &str, config: &Config) -> Result<()> {
+    let start = Instant::now();
+    match name {
+        "terms" => terms::run(build, config)?,
+        "term_pages" => term_pages::run(build, config)?,
+        "clue_pages" => clue_pages::run(build, config)?,
+        "count" => count::run(build)?,
+        "chunks" => chunks::run(build)?,
+        "pagerank" => pagerank::run(build, &pagerank::Params::default())?,
+        "scores" => scores::run(build)?,
+        other => anyhow::bail!(
+            "unknown stage {other:?}; stages are: ingest, {}",
+            STAGES.join(", ")
+        ),
+    }
+    build.set_meta(
+        &format!("{name}.seconds"),
+        &format!("{:.3}", start.elapsed().as_secs_f64()),
+    )?;
+    Ok(())
+}
+
+/// Records a stage's figures in `meta` as `stage.key`.
+pub(crate) fn record(build: &Build, stage: &str, pairs: &[(&str, String)]) -> Result<()> {
+    for (k, v) in pairs {
+        build.set_meta(&format!("{stage}.{k}"), v)?;
+    }
+    Ok(())
+}

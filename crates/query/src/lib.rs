@@ -10,3 +10,10 @@ pub trait Knowledge {
     /// Every covered term (lower-case card words), sorted.
     fn terms(&self) -> anyhow::Result<Vec<String>>;
 }
+
+pub mod cluster;
+pub mod game;
+pub mod herfindahl;
+pub mod legality;
+pub mod store_knowledge;
+pub mod threshold;

@@ -1,1 +1,179 @@
-//! text
+//! English text analysis for clue-db: tokens, sentences, inflections, parts of speech, named
+//! entities, noun chunks and stopwords — all offline, from data vendored in `data/`.
+//!
+//! The usual entry point is [`analyze`], which tokenises, splits sentences, tags and finds
+//! entities once per page; [`TermIndex`] then counts terms in the [`Analysis`] the way the
+//! pipeline's `count` stage needs, and [`Analysis::noun_chunks`] serves the `chunks` stage.
+//! [`Inflector`] and [`is_stopword`] serve the query engine's legality rule.
+//!
+//! ```
+//! let tagger = text::Tagger::shared().unwrap();
+//! let inflector = text::Inflector::shared();
+//! let page = text::analyze("Bill Gates met Bill Hewlett. They ate ice creams.", tagger);
+//! let ice_cream = text::TermForms::new("ice cream", inflector);
+//! let count = text::count_term(&page, &ice_cream).unwrap();
+//! assert_eq!(count.count, 1);
+//! assert_eq!(&page.text[count.excerpt], "They ate ice creams.");
+//! ```
+
+mod chunks;
+mod count;
+mod entities;
+mod hash;
+mod inflect;
+mod pos;
+mod sentences;
+mod stopwords;
+mod tokens;
+
+pub use chunks::{NounChunk, noun_chunks};
+pub use count::{TermCount, TermForms, TermIndex, count_term};
+pub use entities::{Entity, find_entities};
+pub use inflect::{Inflector, InflectorStats};
+pub use pos::{Tagger, Upos};
+pub use sentences::{Sentence, sentences, split as split_sentences};
+pub use stopwords::{is_stopword, stopwords};
+pub use tokens::{Token, TokenKind, tokenize, tokenize_into};
+
+/// Errors from loading the vendored data or parsing names.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum TextError {
+    /// A vendored data file could not be read.
+    #[error("vendored data {file}: {message}")]
+    Data {
+        /// The file under `crates/text/`.
+        file: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+    /// A part-of-speech tag name that is not UPOS.
+    #[error("unknown part-of-speech tag {0:?}")]
+    UnknownTag(String),
+}
+
+/// No entity / no sentence.
+const NONE: u32 = u32::MAX;
+
+/// A text analysed once: tokens, tags, sentences and entities.
+#[derive(Debug, Clone)]
+pub struct Analysis<'a> {
+    /// The text analysed.
+    pub text: &'a str,
+    /// Its tokens.
+    pub tokens: Vec<Token>,
+    /// One tag per token.
+    pub tags: Vec<Upos>,
+    /// Its sentences.
+    pub sentences: Vec<Sentence>,
+    /// Its named-entity mentions, in text order.
+    pub entities: Vec<Entity>,
+    /// Lower-cased token texts, concatenated; token `i` ends at `lower_end[i]`.
+    lower: String,
+    lower_end: Vec<u32>,
+    /// Per token: its sentence.
+    sentence_of: Vec<u32>,
+    /// Per token: the entity it belongs to, or `NONE`.
+    entity_of: Vec<u32>,
+}
+
+impl<'a> Analysis<'a> {
+    /// Token `i`'s text lower-cased ("" past the end).
+    pub fn lower(&self, i: usize) -> &str {
+        lower_slice(&self.lower, &self.lower_end, i)
+    }
+
+    /// Token `i`'s text as written.
+    pub fn token_text(&self, i: usize) -> &'a str {
+        self.tokens.get(i).map_or("", |t| t.text(self.text))
+    }
+
+    /// The entity token `i` belongs to.
+    pub fn entity_at(&self, i: usize) -> Option<&Entity> {
+        let e = *self.entity_of.get(i)?;
+        if e == NONE {
+            None
+        } else {
+            self.entities.get(e as usize)
+        }
+    }
+
+    /// The index of token `i`'s sentence.
+    pub fn sentence_of(&self, i: usize) -> usize {
+        self.sentence_of.get(i).map_or(usize::MAX, |&s| s as usize)
+    }
+
+    /// The noun chunks of the text.
+    pub fn noun_chunks(&self, inflector: &Inflector) -> Vec<NounChunk> {
+        noun_chunks(
+            self.text,
+            &self.tokens,
+            &self.tags,
+            &self.sentences,
+            inflector,
+        )
+    }
+}
+
+/// Tokenises, splits into sentences, tags each sentence and finds entities.
+pub fn analyze<'a>(text: &'a str, tagger: &Tagger) -> Analysis<'a> {
+    let tokens = tokenize(text);
+    let sentences = split_sentences(text, &tokens);
+    let mut lower = String::with_capacity(text.len());
+    let mut lower_end = Vec::with_capacity(tokens.len());
+    for t in &tokens {
+        let s = t.text(text);
+        if s.is_ascii() {
+            lower.extend(s.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            lower.extend(s.chars().flat_map(char::to_lowercase));
+        }
+        lower_end.push(lower.len() as u32);
+    }
+    let mut tags = Vec::with_capacity(tokens.len());
+    let mut sentence_of = vec![NONE; tokens.len()];
+    let mut words: Vec<&str> = Vec::new();
+    let mut lowers: Vec<&str> = Vec::new();
+    let mut infos = Vec::new();
+    let mut classes = Vec::new();
+    for (s, sentence) in sentences.iter().enumerate() {
+        words.clear();
+        lowers.clear();
+        for i in sentence.tokens.clone() {
+            words.push(tokens[i].text(text));
+            lowers.push(lower_slice(&lower, &lower_end, i));
+            sentence_of[i] = s as u32;
+        }
+        classes.clear();
+        tagger.tag_into(&words, &lowers, &mut infos, &mut classes);
+        tags.extend(classes.iter().map(|&c| tagger.upos_of(c)));
+    }
+    let mut analysis = Analysis {
+        text,
+        tags,
+        sentence_of,
+        entity_of: vec![NONE; tokens.len()],
+        tokens,
+        sentences,
+        entities: Vec::new(),
+        lower,
+        lower_end,
+    };
+    analysis.entities = find_entities(text, &analysis.tokens, &analysis.tags, &analysis.sentences);
+    for (e, entity) in analysis.entities.iter().enumerate() {
+        for i in entity.tokens.clone() {
+            analysis.entity_of[i] = e as u32;
+        }
+    }
+    analysis
+}
+
+/// Token `i`'s slice of a concatenated lower-case buffer.
+fn lower_slice<'b>(lower: &'b str, lower_end: &[u32], i: usize) -> &'b str {
+    let start = if i == 0 {
+        0
+    } else {
+        lower_end.get(i - 1).map_or(0, |&e| e as usize)
+    };
+    let end = lower_end.get(i).map_or(start, |&e| e as usize);
+    lower.get(start..end).unwrap_or("")
+}

@@ -1,1 +1,809 @@
-//! (to be written)
+//! A blocking client for the MediaWiki Action API (`api.php`), for fetching pages live.
+//!
+//! It is written to be a polite API user, as Wikimedia's API etiquette asks: a descriptive
+//! User-Agent, `maxlag=5` on every request (the server refuses work while its replicas lag, and
+//! the client waits), few requests in flight, and retries with exponential backoff that honour
+//! `Retry-After`. All requests use `format=json&formatversion=2`.
+//!
+//! Long jobs are resumable: with [`ApiOptions::state_file`] set, [`ApiClient::fetch_pages`]
+//! appends each page id it has handed over to a plain-text file (one id per line), and a rerun
+//! with the same file skips those ids.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::time::Duration;
+
+use reqwest::Url;
+use reqwest::blocking::Client;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::title::normalize;
+use crate::{Error, Page, Position, Result};
+
+/// Identifies the tool and how to reach its operator, as the Wikimedia User-Agent policy asks.
+pub const DEFAULT_USER_AGENT: &str = "clue-db/0.1 (https://example.invalid/clue-db; contact)";
+
+/// The category MediaWiki's Disambiguator extension puts disambiguation pages in (English).
+pub const DISAMBIGUATION_CATEGORY: &str = "Category:Disambiguation pages";
+
+/// How the client behaves. [`Default`] is polite enough for Wikipedia.
+#[derive(Debug, Clone)]
+pub struct ApiOptions {
+    /// Sent on every request; Wikimedia blocks generic agents.
+    pub user_agent: String,
+    /// Requests in flight at once in [`ApiClient::fetch_pages`] (one worker thread each).
+    pub concurrency: usize,
+    /// Retries after the first attempt on 429, 5xx, `maxlag`, timeouts and connection errors.
+    pub max_retries: u32,
+    /// Limit for one request, connect to last byte.
+    pub timeout: Duration,
+    /// Sent as `maxlag`; `None` leaves it out.
+    pub maxlag: Option<u32>,
+    /// Where [`ApiClient::fetch_pages`] records finished page ids; `None` disables resuming.
+    pub state_file: Option<PathBuf>,
+    /// Page ids per request (the API allows 50; whole-page extracts come one per response anyway,
+    /// via `excontinue`).
+    pub batch_size: usize,
+    /// Wait before the first retry; doubled for each further retry.
+    pub backoff: Duration,
+    /// Cap on any single wait, including a server's `Retry-After`.
+    pub max_backoff: Duration,
+}
+
+impl Default for ApiOptions {
+    fn default() -> Self {
+        ApiOptions {
+            user_agent: DEFAULT_USER_AGENT.to_string(),
+            concurrency: 2,
+            max_retries: 5,
+            timeout: Duration::from_secs(30),
+            maxlag: Some(5),
+            state_file: None,
+            batch_size: 20,
+            backoff: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(120),
+        }
+    }
+}
+
+/// A MediaWiki API endpoint. Cloning is cheap and shares the connection pool.
+#[derive(Clone)]
+pub struct ApiClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    http: Client,
+    base: Url,
+    options: ApiOptions,
+}
+
+// ---- the API's JSON (formatversion=2) ----
+
+#[derive(Debug, Deserialize)]
+struct Response {
+    #[serde(default)]
+    query: Option<Query>,
+    #[serde(rename = "continue", default)]
+    cont: Option<Map<String, Value>>,
+    #[serde(default)]
+    error: Option<ApiError>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ApiError {
+    #[serde(default)]
+    code: String,
+    #[serde(default)]
+    info: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Query {
+    #[serde(default)]
+    pages: Vec<ApiPage>,
+    #[serde(default)]
+    categorymembers: Vec<PageRef>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ApiPage {
+    #[serde(default)]
+    pageid: Option<u64>,
+    #[serde(default)]
+    ns: i32,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    missing: bool,
+    #[serde(default)]
+    invalid: bool,
+    #[serde(default)]
+    extract: Option<String>,
+    #[serde(default)]
+    links: Vec<PageRef>,
+    #[serde(default)]
+    linkshere: Vec<PageRef>,
+    #[serde(default)]
+    pageprops: Option<Map<String, Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PageRef {
+    #[serde(default)]
+    pageid: Option<u64>,
+    #[serde(default)]
+    title: String,
+}
+
+impl ApiPage {
+    fn is_disambiguation(&self) -> bool {
+        self.pageprops
+            .as_ref()
+            .is_some_and(|p| p.contains_key("disambiguation"))
+    }
+}
+
+/// Why an attempt failed, and whether trying again may help.
+enum Failure {
+    Retry {
+        message: String,
+        wait: Option<Duration>,
+    },
+    Fatal(String),
+}
+
+impl ApiClient {
+    /// A client for `base_url` (e.g. `https://en.wikipedia.org/w/api.php`).
+    pub fn new(base_url: &str, options: ApiOptions) -> Result<Self> {
+        let http_err = |message: String| Error::Http {
+            url: base_url.to_string(),
+            message,
+        };
+        let base = Url::parse(base_url).map_err(|e| http_err(format!("bad base URL: {e}")))?;
+        if options.concurrency == 0 || options.batch_size == 0 {
+            return Err(http_err(
+                "concurrency and batch_size must be at least 1".into(),
+            ));
+        }
+        // reqwest is built without a default TLS crypto provider; install ring's once per
+        // process. A second install fails harmlessly when one is already there.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = Client::builder()
+            .user_agent(options.user_agent.clone())
+            .timeout(options.timeout)
+            .connect_timeout(options.timeout)
+            .build()
+            .map_err(|e| http_err(format!("cannot build HTTP client: {e}")))?;
+        Ok(ApiClient {
+            inner: Arc::new(Inner {
+                http,
+                base,
+                options,
+            }),
+        })
+    }
+
+    pub fn options(&self) -> &ApiOptions {
+        &self.inner.options
+    }
+
+    /// Plain-text extracts (`prop=extracts&explaintext=1`) of the pages with these ids, by id.
+    /// Missing pages are absent from the map.
+    pub fn extracts(&self, ids: &[u64]) -> Result<BTreeMap<u64, String>> {
+        let mut out = BTreeMap::new();
+        for batch in ids.chunks(self.inner.options.batch_size) {
+            let params = [
+                ("prop", "extracts".to_string()),
+                ("explaintext", "1".to_string()),
+                ("exsectionformat", "plain".to_string()),
+                ("exlimit", "max".to_string()),
+                ("pageids", join_ids(batch)),
+            ];
+            self.query_all(&params, |q| {
+                for p in q.pages {
+                    if let (Some(id), Some(text)) = (p.pageid, p.extract) {
+                        out.entry(id).or_insert(text);
+                    }
+                }
+                Ok(true)
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Normalised titles of the article-namespace pages `title` links to, following `continue`.
+    pub fn links(&self, title: &str) -> Result<Vec<String>> {
+        let params = [
+            ("prop", "links".to_string()),
+            ("titles", title.to_string()),
+            ("plnamespace", "0".to_string()),
+            ("pllimit", "max".to_string()),
+        ];
+        let mut out = Vec::new();
+        self.query_all(&params, |q| {
+            for p in q.pages {
+                out.extend(p.links.iter().map(|l| normalize(&l.title)));
+            }
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    /// Normalised titles of the article-namespace pages that link to `title` (`prop=linkshere`).
+    pub fn links_here(&self, title: &str) -> Result<Vec<String>> {
+        let params = [
+            ("prop", "linkshere".to_string()),
+            ("titles", title.to_string()),
+            ("lhnamespace", "0".to_string()),
+            ("lhprop", "pageid|title".to_string()),
+            ("lhlimit", "max".to_string()),
+        ];
+        let mut out = Vec::new();
+        self.query_all(&params, |q| {
+            for p in q.pages {
+                out.extend(p.linkshere.iter().map(|l| normalize(&l.title)));
+            }
+            Ok(true)
+        })?;
+        Ok(out)
+    }
+
+    /// Which of these page ids are disambiguation pages (`prop=pageprops&ppprop=disambiguation`).
+    pub fn disambiguation_ids(&self, ids: &[u64]) -> Result<BTreeSet<u64>> {
+        let mut out = BTreeSet::new();
+        for batch in ids.chunks(self.inner.options.batch_size) {
+            let params = [
+                ("prop", "pageprops".to_string()),
+                ("ppprop", "disambiguation".to_string()),
+                ("pageids", join_ids(batch)),
+            ];
+            self.query_all(&params, |q| {
+                out.extend(
+                    q.pages
+                        .iter()
+                        .filter(|p| p.is_disambiguation())
+                        .filter_map(|p| p.pageid),
+                );
+                Ok(true)
+            })?;
+        }
+        Ok(out)
+    }
+
+    /// Article-namespace members of [`DISAMBIGUATION_CATEGORY`] as `(page id, title)`, at most
+    /// `limit` of them (English Wikipedia has about 350,000).
+    pub fn disambiguation_pages(&self, limit: usize) -> Result<Vec<(u64, String)>> {
+        let params = [
+            ("list", "categorymembers".to_string()),
+            ("cmtitle", DISAMBIGUATION_CATEGORY.to_string()),
+            ("cmnamespace", "0".to_string()),
+            ("cmprop", "ids|title".to_string()),
+            ("cmlimit", "max".to_string()),
+        ];
+        let mut out = Vec::new();
+        self.query_all(&params, |q| {
+            for m in q.categorymembers {
+                if out.len() == limit {
+                    return Ok(false);
+                }
+                if let Some(id) = m.pageid {
+                    out.push((id, normalize(&m.title)));
+                }
+            }
+            Ok(out.len() < limit)
+        })?;
+        Ok(out)
+    }
+
+    /// Fetches whole pages (text, out-links, disambiguation flag) by id, `concurrency` requests
+    /// at a time, `batch_size` ids per request.
+    ///
+    /// Pages come in completion order of their batches (within a batch, in request order);
+    /// ids the wiki does not have are skipped. A batch that fails after all retries yields one
+    /// `Err` and its ids stay unrecorded, so a rerun fetches them. With a state file, ids already
+    /// recorded are skipped, and a page's id is recorded once the caller asks for the item after
+    /// it — that is, once the caller is done with it — so a crash never loses a page.
+    /// Errs only if the state file cannot be read.
+    pub fn fetch_pages(&self, ids: &[u64]) -> Result<FetchPages> {
+        let state = match &self.inner.options.state_file {
+            Some(path) => Some(StateFile::open(path)?),
+            None => None,
+        };
+        let mut wanted = HashSet::new();
+        let todo: Vec<u64> = ids
+            .iter()
+            .copied()
+            .filter(|id| !state.as_ref().is_some_and(|s| s.done.contains(id)) && wanted.insert(*id))
+            .collect();
+        let batches: Arc<Vec<Vec<u64>>> = Arc::new(
+            todo.chunks(self.inner.options.batch_size)
+                .map(<[u64]>::to_vec)
+                .collect(),
+        );
+        let workers = self.inner.options.concurrency.min(batches.len());
+        let (tx, rx) = sync_channel(workers.max(1));
+        let next = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        for _ in 0..workers {
+            let (client, batches, next, stop, tx) = (
+                self.clone(),
+                batches.clone(),
+                next.clone(),
+                stop.clone(),
+                tx.clone(),
+            );
+            std::thread::spawn(move || client.work(&batches, &next, &stop, &tx));
+        }
+        Ok(FetchPages {
+            rx,
+            remaining: batches.len(),
+            buffer: Vec::new(),
+            pending: None,
+            state,
+            stop,
+            url: self.inner.base.to_string(),
+        })
+    }
+
+    /// One worker of [`fetch_pages`](Self::fetch_pages): takes batches until none are left or
+    /// the iterator is gone.
+    fn work(
+        &self,
+        batches: &[Vec<u64>],
+        next: &AtomicUsize,
+        stop: &AtomicBool,
+        tx: &SyncSender<Batch>,
+    ) {
+        while !stop.load(Ordering::Relaxed) {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(batch) = batches.get(i) else { return };
+            let result = self.fetch_batch(batch);
+            if tx
+                .send(Batch {
+                    ids: batch.clone(),
+                    result,
+                })
+                .is_err()
+            {
+                return;
+            }
+        }
+    }
+
+    /// Text, links and disambiguation flag of up to `batch_size` pages, merged over all
+    /// `continue` rounds (whole-page extracts arrive one per round, links in chunks).
+    fn fetch_batch(&self, ids: &[u64]) -> Result<Vec<Page>> {
+        let params = [
+            ("prop", "extracts|links|pageprops".to_string()),
+            ("explaintext", "1".to_string()),
+            ("exsectionformat", "plain".to_string()),
+            ("exlimit", "max".to_string()),
+            ("plnamespace", "0".to_string()),
+            ("pllimit", "max".to_string()),
+            ("ppprop", "disambiguation".to_string()),
+            ("pageids", join_ids(ids)),
+        ];
+        let mut pages: BTreeMap<u64, Page> = BTreeMap::new();
+        self.query_all(&params, |q| {
+            for p in q.pages {
+                let Some(id) = p.pageid else { continue };
+                if p.missing || p.invalid {
+                    continue;
+                }
+                let page = pages.entry(id).or_insert_with(|| Page {
+                    id,
+                    title: normalize(&p.title),
+                    ns: p.ns,
+                    ..Page::default()
+                });
+                page.is_disambiguation |= p.is_disambiguation();
+                if let Some(text) = p.extract.filter(|t| !t.is_empty())
+                    && page.text.is_empty()
+                {
+                    page.text = text;
+                }
+                page.links
+                    .extend(p.links.iter().map(|l| normalize(&l.title)));
+            }
+            Ok(true)
+        })?;
+        let mut out = Vec::with_capacity(pages.len());
+        for id in ids {
+            out.extend(pages.remove(id));
+        }
+        Ok(out)
+    }
+
+    /// Runs an `action=query` and its `continue` rounds, handing each round's `query` to `f`
+    /// until the API has no more or `f` returns `false`.
+    fn query_all(
+        &self,
+        params: &[(&str, String)],
+        mut f: impl FnMut(Query) -> Result<bool>,
+    ) -> Result<()> {
+        let mut cont: Vec<(String, String)> = Vec::new();
+        loop {
+            let mut all: Vec<(String, String)> = params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            all.extend(cont.iter().cloned());
+            let (url, response) = self.get(&all)?;
+            if !f(response.query.unwrap_or_default())? {
+                return Ok(());
+            }
+            let Some(c) = response.cont else {
+                return Ok(());
+            };
+            let next: Vec<(String, String)> = c
+                .into_iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    (k, v)
+                })
+                .collect();
+            if next == cont {
+                return Err(Error::Http {
+                    url: url.to_string(),
+                    message: "the API repeated its `continue` values; stopping".into(),
+                });
+            }
+            cont = next;
+        }
+    }
+
+    /// One API request with retries. Returns the URL (for error messages) and the parsed body.
+    fn get(&self, params: &[(String, String)]) -> Result<(Url, Response)> {
+        let opts = &self.inner.options;
+        let mut url = self.inner.base.clone();
+        {
+            let mut q = url.query_pairs_mut();
+            q.append_pair("action", "query");
+            q.append_pair("format", "json");
+            q.append_pair("formatversion", "2");
+            if let Some(lag) = opts.maxlag {
+                q.append_pair("maxlag", &lag.to_string());
+            }
+            for (k, v) in params {
+                q.append_pair(k, v);
+            }
+        }
+        let mut retries = 0;
+        loop {
+            let message = match self.attempt(&url) {
+                Ok(response) => return Ok((url, response)),
+                Err(Failure::Retry { wait, .. }) if retries < opts.max_retries => {
+                    let wait = wait.unwrap_or_else(|| backoff(opts.backoff, retries));
+                    std::thread::sleep(wait.min(opts.max_backoff));
+                    retries += 1;
+                    continue;
+                }
+                Err(Failure::Retry { message, .. }) => {
+                    format!("{message} (gave up after {retries} retries)")
+                }
+                Err(Failure::Fatal(message)) => format!("{message} (after {retries} retries)"),
+            };
+            return Err(Error::Http {
+                url: url.to_string(),
+                message,
+            });
+        }
+    }
+
+    fn attempt(&self, url: &Url) -> std::result::Result<Response, Failure> {
+        let response = self.inner.http.get(url.clone()).send().map_err(transport)?;
+        let status = response.status();
+        let wait = retry_after(response.headers());
+        if status.as_u16() == 429 || status.is_server_error() {
+            return Err(Failure::Retry {
+                message: format!("HTTP {status}"),
+                wait,
+            });
+        }
+        if !status.is_success() {
+            return Err(Failure::Fatal(format!("HTTP {status}")));
+        }
+        let body = response.bytes().map_err(transport)?;
+        let parsed: Response = serde_json::from_slice(&body).map_err(|e| {
+            let start = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+            Failure::Fatal(format!("HTTP {status}: not API JSON ({e}): {start:?}"))
+        })?;
+        match &parsed.error {
+            None => Ok(parsed),
+            Some(err) => {
+                let message = format!("API error {}: {}", err.code, err.info);
+                // maxlag: replicas are behind; ratelimited: we were too fast. Both pass.
+                if err.code == "maxlag" || err.code == "ratelimited" {
+                    Err(Failure::Retry { message, wait })
+                } else {
+                    Err(Failure::Fatal(message))
+                }
+            }
+        }
+    }
+}
+
+/// Transport failures (timeouts, refused or reset connections, cut bodies) may pass: retry.
+fn transport(e: reqwest::Error) -> Failure {
+    let kind = if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "cannot connect"
+    } else {
+        "request failed"
+    };
+    let mut message = format!("{kind}: {e}");
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        message.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    Failure::Retry {
+        message,
+        wait: None,
+    }
+}
+
+/// `Retry-After` in seconds (the form MediaWiki sends); HTTP dates are ignored.
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let v = headers.get(RETRY_AFTER)?.to_str().ok()?;
+    v.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+/// `base * 2^retry`, saturating.
+fn backoff(base: Duration, retry: u32) -> Duration {
+    base.saturating_mul(1u32.checked_shl(retry.min(20)).unwrap_or(u32::MAX))
+}
+
+fn join_ids(ids: &[u64]) -> String {
+    ids.iter().map(u64::to_string).collect::<Vec<_>>().join("|")
+}
+
+/// One finished batch, sent from a worker to the iterator.
+struct Batch {
+    ids: Vec<u64>,
+    result: Result<Vec<Page>>,
+}
+
+/// The pages of [`ApiClient::fetch_pages`]. Dropping it stops the workers after their current
+/// request (they are not joined, so dropping never blocks).
+pub struct FetchPages {
+    rx: Receiver<Batch>,
+    remaining: usize,
+    /// Pages of the current batch still to hand out, reversed (pop from the end).
+    buffer: Vec<Page>,
+    /// The id of the page handed out last: recorded as done when the caller comes back.
+    pending: Option<u64>,
+    state: Option<StateFile>,
+    stop: Arc<AtomicBool>,
+    url: String,
+}
+
+impl Iterator for FetchPages {
+    type Item = Result<Page>;
+
+    fn next(&mut self) -> Option<Result<Page>> {
+        if let (Some(id), Some(state)) = (self.pending.take(), self.state.as_mut())
+            && let Err(e) = state.record(&[id])
+        {
+            return Some(Err(e));
+        }
+        loop {
+            if let Some(page) = self.buffer.pop() {
+                self.pending = Some(page.id);
+                return Some(Ok(page));
+            }
+            if self.remaining == 0 {
+                return None;
+            }
+            let batch = match self.rx.recv() {
+                Ok(b) => b,
+                Err(_) => {
+                    self.remaining = 0;
+                    return Some(Err(Error::Http {
+                        url: self.url.clone(),
+                        message: "a fetch worker stopped unexpectedly".into(),
+                    }));
+                }
+            };
+            self.remaining -= 1;
+            match batch.result {
+                Err(e) => return Some(Err(e)),
+                Ok(mut pages) => {
+                    // Ids the wiki does not have are done too: there is nothing to fetch.
+                    let got: HashSet<u64> = pages.iter().map(|p| p.id).collect();
+                    let missing: Vec<u64> = batch
+                        .ids
+                        .iter()
+                        .copied()
+                        .filter(|id| !got.contains(id))
+                        .collect();
+                    if let Some(state) = self.state.as_mut()
+                        && let Err(e) = state.record(&missing)
+                    {
+                        return Some(Err(e));
+                    }
+                    pages.reverse();
+                    self.buffer = pages;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for FetchPages {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The resume file: one finished page id per line, append-only. Only complete lines count: a
+/// last line cut short by a crash (`3` of `30`) is cut off before appending, so it can neither
+/// count as an id nor glue onto the next one.
+struct StateFile {
+    path: PathBuf,
+    file: File,
+    done: HashSet<u64>,
+}
+
+impl StateFile {
+    fn open(path: &Path) -> Result<Self> {
+        let io = |e| Error::io(path, e);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        let mut done = HashSet::new();
+        let mut reader = BufReader::new(&mut file);
+        let mut line = String::new();
+        let mut n = 0u64;
+        let mut complete = 0u64; // bytes up to the end of the last complete line
+        let mut torn = false;
+        loop {
+            line.clear();
+            if reader.read_line(&mut line).map_err(io)? == 0 {
+                break;
+            }
+            n += 1;
+            let Some(content) = line.strip_suffix('\n') else {
+                torn = true;
+                break;
+            };
+            complete += line.len() as u64;
+            let content = content.trim();
+            if content.is_empty() {
+                continue;
+            }
+            let id = content.parse::<u64>().map_err(|_| {
+                Error::parse(
+                    path,
+                    Position::Line(n),
+                    format!("expected a page id, found {content:?}"),
+                )
+            })?;
+            done.insert(id);
+        }
+        if torn {
+            file.set_len(complete).map_err(io)?;
+        }
+        // Appends go to the end whatever the read position; seek only to keep it obvious.
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok(StateFile {
+            path: path.to_path_buf(),
+            file,
+            done,
+        })
+    }
+
+    fn record(&mut self, ids: &[u64]) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut lines = String::new();
+        for id in ids {
+            lines.push_str(&id.to_string());
+            lines.push('\n');
+            self.done.insert(*id);
+        }
+        let file = &mut self.file;
+        file.write_all(lines.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// Reads a state file's ids (for reports and tests); a missing file has none.
+pub fn read_state(path: &Path) -> Result<BTreeSet<u64>> {
+    let mut text = String::new();
+    match File::open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
+        Err(e) => return Err(Error::io(path, e)),
+        Ok(mut f) => f
+            .read_to_string(&mut text)
+            .map_err(|e| Error::io(path, e))?,
+    };
+    let mut out = BTreeSet::new();
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let Some(line) = line.strip_suffix('\n') else {
+            break;
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.insert(line.trim().parse().map_err(|_| {
+            Error::parse(
+                path,
+                Position::Line(n as u64 + 1),
+                format!("expected a page id, found {line:?}"),
+            )
+        })?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_an_https_client_without_network() {
+        // Fails if no rustls crypto provider is installed; sends nothing.
+        let c = ApiClient::new("https://en.wikipedia.org/w/api.php", ApiOptions::default());
+        assert_eq!(c.unwrap().options().maxlag, Some(5));
+        assert!(ApiClient::new("not a url", ApiOptions::default()).is_err());
+    }
+
+    #[test]
+    fn backoff_doubles_and_saturates() {
+        let b = Duration::from_millis(100);
+        assert_eq!(backoff(b, 0), Duration::from_millis(100));
+        assert_eq!(backoff(b, 3), Duration::from_millis(800));
+        assert!(backoff(b, 200) >= Duration::from_secs(100_000));
+    }
+
+    #[test]
+    fn parses_retry_after_seconds_only() {
+        let mut h = HeaderMap::new();
+        assert_eq!(retry_after(&h), None);
+        h.insert(RETRY_AFTER, "5".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(5)));
+        h.insert(
+            RETRY_AFTER,
+            "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&h), None);
+    }
+
+    #[test]
+    fn parses_the_real_json_shape() {
+        let body = r#"{"batchcomplete":true,"continue":{"plcontinue":"736|0|Zebra","continue":"||"},
+            "query":{"pages":[{"pageid":736,"ns":0,"title":"Albert Einstein","extract":"Albert Einstein was…",
+            "links":[{"ns":0,"title":"Annus mirabilis papers"}],"pageprops":{"disambiguation":""}},
+            {"pageid":99999999,"missing":true}]}}"#;
+        let r: Response = serde_json::from_str(body).unwrap();
+        let q = r.query.unwrap();
+        assert_eq!(q.pages.len(), 2);
+        assert_eq!(q.pages[0].pageid, Some(736));
+        assert!(q.pages[0].is_disambiguation());
+        assert_eq!(q.pages[0].links[0].title, "Annus mirabilis papers");
+        assert!(q.pages[1].missing);
+        assert_eq!(r.cont.unwrap()["plcontinue"], "736|0|Zebra");
+        let e: Response =
+            serde_json::from_str(r#"{"error":{"code":"maxlag","info":"Waiting for 10.64.0.1: 7 seconds lagged","lag":7}}"#)
+                .unwrap();
+        assert_eq!(e.error.unwrap().code, "maxlag");
+    }
+}

@@ -1,0 +1,186 @@
+//! One function per subcommand.
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use pipeline::ingest::{Format, Request};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use store::{Build, Store};
+
+pub const DEFAULT_DB: &str = "db/clues.sqlite";
+
+#[derive(Args)]
+pub struct IngestArgs {
+    /// The source's format.
+    #[arg(long, value_enum)]
+    format: Format,
+    /// Input files or folders (SQL: the dump files, named by table; Wikispeedia: the folder).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The multistream index (`…-multistream-index.txt.bz2`), with `--format multistream`.
+    #[arg(long)]
+    index: Option<PathBuf>,
+    /// Wikispeedia: leave out the six SOS Children's site pages (Donation, Wowpurchase, …).
+    #[arg(long)]
+    skip_site_pages: bool,
+    /// The database to write; replaced only if the ingest succeeds.
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: PathBuf,
+}
+
+#[derive(Args)]
+pub struct PipelineArgs {
+    /// `all`, `ingest` (with --corpus), or one stage: terms, term_pages, clue_pages, count, chunks,
+    /// pagerank, scores.
+    stage: String,
+    /// With `all` or `ingest`: build from this corpus of the data folder instead of updating --db:
+    /// wikispeedia, enwiki-sample, enwiki-2015-wikiextractor.
+    #[arg(long)]
+    corpus: Option<String>,
+    /// The shared data folder holding the corpora.
+    #[arg(long, default_value = "../shared/data")]
+    data: PathBuf,
+    /// The folder of hand-kept inputs (terms.txt, term_pages.tsv, synonyms.tsv).
+    #[arg(long, default_value = "pipeline")]
+    inputs: PathBuf,
+    /// Keep every neighbour of a term page as a clue page, not only the cut.
+    #[arg(long)]
+    keep_all_neighbours: bool,
+    /// The database; replaced only if every requested stage succeeds.
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: PathBuf,
+}
+
+#[derive(Args)]
+pub struct ReadArgs {
+    #[arg(long, value_enum)]
+    format: Format,
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    #[arg(long)]
+    index: Option<PathBuf>,
+}
+
+fn request(
+    format: Format,
+    paths: Vec<PathBuf>,
+    index: Option<PathBuf>,
+    skip_site_pages: bool,
+) -> Request {
+    Request {
+        format,
+        paths,
+        index,
+        skip_site_pages,
+    }
+}
+
+pub fn ingest(a: IngestArgs) -> Result<()> {
+    let build = Build::create(&a.db)?;
+    let report = pipeline::ingest::run(
+        &build,
+        &request(a.format, a.paths, a.index, a.skip_site_pages),
+    )?;
+    build.finish()?;
+    eprintln!(
+        "ingested {} pages ({} redirects, {} disambiguation), {} links ({} unresolved) into {}",
+        report.pages,
+        report.redirects,
+        report.disambiguations,
+        report.links,
+        report.links_unresolved,
+        a.db.display()
+    );
+    Ok(())
+}
+
+/// The source behind a corpus name of the shared data folder.
+pub fn corpus_request(data: &Path, corpus: &str) -> Result<Request> {
+    let (format, rel) = match corpus {
+        "wikispeedia" => (Format::Wikispeedia, "wikispeedia"),
+        "enwiki-sample" => (
+            Format::Xml,
+            "enwiki-sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
+        ),
+        "enwiki-2015-wikiextractor" => (
+            Format::Extractor,
+            "enwiki-2015-wikiextractor/enwiki-20150515-wikiextractor-ids12-60633.txt.xz",
+        ),
+        other => bail!(
+            "unknown corpus {other:?}; corpora: wikispeedia, enwiki-sample, enwiki-2015-wikiextractor"
+        ),
+    };
+    let path = data.join(rel);
+    if !path.exists() {
+        bail!(
+            "{}: corpus {corpus:?} not found (is ../shared beside the repository?)",
+            path.display()
+        );
+    }
+    Ok(request(format, vec![path], None, false))
+}
+
+pub fn pipeline(a: PipelineArgs) -> Result<()> {
+    let config = pipeline::Config {
+        inputs: a.inputs.clone(),
+        keep_all_neighbours: a.keep_all_neighbours,
+    };
+    let stages: Vec<&str> = match a.stage.as_str() {
+        "all" => pipeline::STAGES.to_vec(),
+        "ingest" => vec![],
+        s if pipeline::STAGES.contains(&s) => vec![s],
+        other => bail!(
+            "unknown stage {other:?}; stages: all, ingest, {}",
+            pipeline::STAGES.join(", ")
+        ),
+    };
+    let build = match &a.corpus {
+        Some(corpus) => {
+            let build = Build::create(&a.db)?;
+            let start = Instant::now();
+            let r = pipeline::ingest::run(&build, &corpus_request(&a.data, corpus)?)?;
+            build.set_meta("ingest.corpus", corpus)?;
+            eprintln!(
+                "ingest: {} pages, {} links ({:.1} s)",
+                r.pages,
+                r.links,
+                start.elapsed().as_secs_f64()
+            );
+            build
+        }
+        None if a.stage == "ingest" => {
+            bail!("`pipeline ingest` needs --corpus NAME (or use `clue-db ingest`)")
+        }
+        None => Build::update(&a.db)?,
+    };
+    for s in stages {
+        let start = Instant::now();
+        pipeline::run_stage(&build, s, &config).with_context(|| format!("stage {s}"))?;
+        eprintln!("{s}: done ({:.1} s)", start.elapsed().as_secs_f64());
+    }
+    build.finish()?;
+    eprintln!("wrote {}", a.db.display());
+    Ok(())
+}
+
+pub fn read(a: ReadArgs) -> Result<()> {
+    let r = pipeline::ingest::bench_read(&request(a.format, a.paths, a.index, false))?;
+    println!(
+        "{:?}: {} pages, {:.1} MB decoded, {:.2} s, {:.0} pages/s, {:.1} MB/s",
+        a.format,
+        r.pages,
+        r.decoded_bytes as f64 / 1e6,
+        r.seconds,
+        r.pages as f64 / r.seconds,
+        r.decoded_bytes as f64 / 1e6 / r.seconds
+    );
+    Ok(())
+}
+
+pub fn info(db: &Path) -> Result<()> {
+    let store = Store::open(db)?;
+    for (k, v) in store.all_meta()? {
+        println!("{k}\t{v}");
+    }
+    Ok(())
+}

@@ -1,0 +1,331 @@
+//! The query subcommands: suggest, explain, guess, play, eval.
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use query::game::{self, Answer, PlayParams, Request, Strategy, StrategyKind};
+use query::legality::Legality;
+use query::store_knowledge::{TextLexicon, check_board, check_covered, normalize_word, parse_list};
+use std::path::PathBuf;
+use store::Store;
+
+use crate::commands::DEFAULT_DB;
+
+#[derive(Args)]
+pub struct SuggestArgs {
+    /// Your team's unrevealed words, comma-separated (`apple,ice cream`).
+    #[arg(long, required = true)]
+    pos: String,
+    /// The words to avoid: opponent's cards and bystanders, comma-separated.
+    #[arg(long, default_value = "")]
+    neg: String,
+    /// The assassin.
+    #[arg(long)]
+    assassin: Option<String>,
+    /// How to pick: `threshold` (scores above the best negative) or `herfindahl` (clusters of
+    /// term documents).
+    #[arg(long, default_value = "threshold")]
+    strategy: StrategyKind,
+    /// How many suggestions (the best and its alternatives).
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    /// Print the JSON answer: {"clue", "count", "targets", "score", "strategy", "alternatives"}.
+    #[arg(long)]
+    json: bool,
+    /// The database.
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: PathBuf,
+}
+
+#[derive(Args)]
+pub struct ExplainArgs {
+    /// The clue.
+    clue: String,
+    /// The terms to explain it against.
+    #[arg(required = true)]
+    terms: Vec<String>,
+    #[arg(long)]
+    json: bool,
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: PathBuf,
+}
+
+#[derive(Args)]
+pub struct GuessArgs {
+    /// The clue heard.
+    #[arg(long)]
+    clue: String,
+    /// The number heard (0 = no limit).
+    #[arg(long)]
+    count: usize,
+    /// The unrevealed words, comma-separated.
+    #[arg(long)]
+    board: String,
+    /// Stop guessing below this score.
+    #[arg(long, default_value_t = 0.01)]
+    floor: f64,
+    #[arg(long)]
+    json: bool,
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: PathBuf,
+}
+
+#[derive(Args)]
+pub struct PlayArgs {
+    /// Seed of the board and the opponent.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value = "threshold")]
+    strategy: StrategyKind,
+    #[arg(long)]
+    json: bool,
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: PathBuf,
+}
+
+#[derive(Args)]
+pub struct EvalArgs {
+    /// Games per strategy.
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Strategies to compare, comma-separated.
+    #[arg(long, default_value = "threshold,herfindahl")]
+    strategies: String,
+    #[arg(long)]
+    json: bool,
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: PathBuf,
+}
+
+fn open(db: &PathBuf) -> Result<Store<'static>> {
+    Store::open(db)
+}
+
+/// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
+pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<Answer> {
+    let board = req.board_words();
+    let legality = Legality::new(&board, &TextLexicon);
+    let ranked = strategy.suggest(store, req, &legality)?;
+    Ok(Answer::new(strategy.name(), ranked))
+}
+
+pub fn suggest(a: SuggestArgs) -> Result<()> {
+    let store = open(&a.db)?;
+    let req = Request {
+        pos: parse_list(&a.pos),
+        neg: parse_list(&a.neg),
+        assassin: a
+            .assassin
+            .as_deref()
+            .map(normalize_word)
+            .filter(|w| !w.is_empty()),
+    };
+    check_board(&req.pos, &req.neg, req.assassin.as_deref())?;
+    check_covered(&req.board_words(), &store.terms()?)?;
+    let ans = answer(&store, &req, a.strategy.with_top(a.top.max(1)))?;
+    if a.json {
+        println!("{}", serde_json::to_string(&ans)?);
+        return Ok(());
+    }
+    match &ans.clue {
+        None => println!(
+            "no safe clue for {} (strategy {})",
+            req.pos.join(", "),
+            ans.strategy
+        ),
+        Some(c) => {
+            println!(
+                "{c} {}   -> {}   (score {:.3}, {})",
+                ans.count,
+                ans.targets.join(", "),
+                ans.score,
+                ans.strategy
+            );
+            for alt in &ans.alternatives {
+                println!(
+                    "  also: {} {} -> {} ({:.3})",
+                    alt.clue,
+                    alt.count,
+                    alt.targets.join(", "),
+                    alt.score
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn explain(a: ExplainArgs) -> Result<()> {
+    let store = open(&a.db)?;
+    let clue = normalize_word(&a.clue);
+    let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
+    check_covered(&terms, &store.terms()?)?;
+    let mut out = Vec::new();
+    for t in &terms {
+        out.push((t.clone(), store.evidence(&clue, t)?));
+    }
+    if a.json {
+        let v: Vec<serde_json::Value> = out
+            .iter()
+            .map(|(t, e)| serde_json::json!({"term": t, "evidence": e}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string(&serde_json::json!({"clue": clue, "terms": v}))?
+        );
+        return Ok(());
+    }
+    for (t, e) in out {
+        match e {
+            None => println!("{clue} -> {t}: no evidence (score 0)"),
+            Some(e) => {
+                println!(
+                    "{clue} -> {t}: score {:.3} from page {:?} (id {}, PageRank {:.2}): {} counted {} time(s) in the {} page",
+                    e.score,
+                    e.page_title,
+                    e.page_id,
+                    e.pagerank.unwrap_or(0.0),
+                    if e.direction == "clue_page" {
+                        &t
+                    } else {
+                        &clue
+                    },
+                    e.count,
+                    if e.direction == "clue_page" {
+                        "clue's"
+                    } else {
+                        "term's"
+                    }
+                );
+                if let Some(x) = e.excerpt {
+                    println!("    \"{x}\"");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn guess(a: GuessArgs) -> Result<()> {
+    let store = open(&a.db)?;
+    let board = parse_list(&a.board);
+    if board.is_empty() {
+        bail!("--board is empty: give the unrevealed words, comma-separated");
+    }
+    check_covered(&board, &store.terms()?)?;
+    let guesses = game::guess(
+        &store,
+        &normalize_word(&a.clue),
+        a.count,
+        &board,
+        &game::GuessParams { floor: a.floor },
+    )?;
+    if a.json {
+        println!("{}", serde_json::to_string(&guesses)?);
+    } else if guesses.is_empty() {
+        println!("no word scores above {} with {:?}: pass", a.floor, a.clue);
+    } else {
+        for g in guesses {
+            println!("{}\t{:.3}", g.word, g.score);
+        }
+    }
+    Ok(())
+}
+
+pub fn play(a: PlayArgs) -> Result<()> {
+    let store = open(&a.db)?;
+    let g = game::play(
+        a.seed,
+        &a.strategy,
+        &store,
+        &TextLexicon,
+        &PlayParams::default(),
+    )?;
+    if a.json {
+        println!("{}", serde_json::to_string(&g)?);
+        return Ok(());
+    }
+    println!("game seed {} ({}), red plays:", g.seed, g.strategy);
+    for c in &g.board.cards {
+        println!("  {:<12} {:?}", c.word, c.role);
+    }
+    for (i, t) in g.turns.iter().enumerate() {
+        match &t.clue {
+            None => println!("turn {}: no safe clue, pass", i + 1),
+            Some(c) => {
+                let revealed: Vec<String> = t
+                    .revealed
+                    .iter()
+                    .map(|(w, r)| format!("{w} ({r:?})"))
+                    .collect();
+                println!(
+                    "turn {}: {} {} (for {}) -> {}",
+                    i + 1,
+                    c.clue,
+                    c.count,
+                    c.targets.join(", "),
+                    revealed.join(", ")
+                );
+            }
+        }
+        if let Some(o) = &t.opponent {
+            println!("         blue reveals {o}");
+        }
+    }
+    let outcome = if g.won {
+        "red wins"
+    } else if g.assassin {
+        "red hit the assassin"
+    } else {
+        "red loses"
+    };
+    println!(
+        "{outcome}: {} clues, {} correct, {} incorrect",
+        g.clues, g.correct, g.incorrect
+    );
+    Ok(())
+}
+
+pub fn eval(a: EvalArgs) -> Result<()> {
+    let store = open(&a.db)?;
+    let kinds: Vec<StrategyKind> = a
+        .strategies
+        .split(',')
+        .map(|s| s.trim().parse())
+        .collect::<Result<_>>()
+        .context("--strategies")?;
+    let strategies: Vec<&dyn Strategy> = kinds.iter().map(|k| k as &dyn Strategy).collect();
+    let reports = game::eval(
+        a.games,
+        a.seed,
+        &strategies,
+        &store,
+        &TextLexicon,
+        &PlayParams::default(),
+    )?;
+    if a.json {
+        println!("{}", serde_json::to_string(&reports)?);
+        return Ok(());
+    }
+    println!(
+        "{} games per strategy, seed {} (our spymaster with our own guesser: optimistic figures)",
+        a.games, a.seed
+    );
+    println!(
+        "{:<12} {:>8} {:>10} {:>9} {:>10} {:>12}",
+        "strategy", "win rate", "mean turns", "assassin", "mean clue", "net/clue"
+    );
+    for r in reports {
+        println!(
+            "{:<12} {:>8.3} {:>10.2} {:>9.3} {:>10.2} {:>12.3}",
+            r.strategy,
+            r.win_rate,
+            r.mean_turns,
+            r.assassin_rate,
+            r.mean_clue_number,
+            r.net_per_clue
+        );
+    }
+    Ok(())
+}

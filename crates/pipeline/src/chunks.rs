@@ -1,0 +1,116 @@
+//! Stage `chunks`: what the term pages themselves say. Two products from one pass over each
+//! term page's text:
+//! - `chunks`: the root nouns of its noun chunks, counted per (page, term); chunks holding a
+//!   digit are skipped ("the 1990 season" says little about seasons);
+//! - `term_docs`: the term's document for the herfindahl strategy, the words of all its pages
+//!   (lower-case, letters only, stopwords left out) with their counts.
+
+use crate::{progress, record};
+use anyhow::{Result, anyhow};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+use store::Build;
+use text::{Inflector, Tagger};
+
+/// What one term page gives.
+#[derive(Debug, Default, PartialEq)]
+pub struct PageChunks {
+    /// Root noun -> count, digit chunks skipped.
+    pub roots: BTreeMap<String, u64>,
+    /// Word -> count for the term document.
+    pub words: BTreeMap<String, u64>,
+}
+
+/// Analyses one term page.
+pub fn page_chunks(text: &str, tagger: &Tagger, inflector: &Inflector) -> PageChunks {
+    let analysis = text::analyze(text, tagger);
+    let mut out = PageChunks::default();
+    for c in analysis.noun_chunks(inflector) {
+        if !c.has_digit && !c.root.is_empty() {
+            *out.roots.entry(c.root).or_default() += 1;
+        }
+    }
+    for i in 0..analysis.tokens.len() {
+        let w = analysis.lower(i);
+        if !w.is_empty() && w.chars().all(char::is_alphabetic) && !text::is_stopword(w) {
+            *out.words.entry(w.to_string()).or_default() += 1;
+        }
+    }
+    out
+}
+
+pub fn run(build: &Build) -> Result<()> {
+    let reader = build.reader();
+    let inflector = Inflector::shared();
+    let tagger = Tagger::shared().map_err(|e| anyhow!("loading the part-of-speech tagger: {e}"))?;
+    let term_pages = reader.term_pages()?;
+    let mut ids: Vec<u64> = term_pages.iter().map(|(_, id, _)| *id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut terms_of: HashMap<u64, Vec<&str>> = HashMap::new();
+    for (t, id, _) in &term_pages {
+        terms_of.entry(*id).or_default().push(t);
+    }
+    let pb = progress::bar(ids.len() as u64, "pages");
+    pb.set_prefix("chunks");
+    build.begin()?;
+    build.clear(&["chunks", "term_docs"])?;
+    let (mut chunk_rows, mut doc_rows) = (0u64, 0u64);
+    for batch_ids in ids.chunks(crate::count::BATCH) {
+        let mut batch = Vec::with_capacity(batch_ids.len());
+        reader.for_each_text(batch_ids, |id, text| {
+            batch.push((id, text));
+            Ok(())
+        })?;
+        let done: Vec<(u64, PageChunks)> = batch
+            .par_iter()
+            .map(|(id, text)| (*id, page_chunks(text, tagger, inflector)))
+            .collect();
+        for (id, pc) in &done {
+            for term in terms_of.get(id).into_iter().flatten() {
+                for (root, n) in &pc.roots {
+                    build.insert_chunk(*id, term, root, *n)?;
+                    chunk_rows += 1;
+                }
+                for (word, n) in &pc.words {
+                    build.insert_term_doc(term, word, *n)?;
+                    doc_rows += 1;
+                }
+            }
+        }
+        build.commit()?;
+        build.begin()?;
+        pb.inc(batch_ids.len() as u64);
+    }
+    build.commit()?;
+    pb.finish_and_clear();
+    record(
+        build,
+        "chunks",
+        &[
+            ("term_pages", ids.len().to_string()),
+            ("chunk_rows", chunk_rows.to_string()),
+            ("term_doc_rows", doc_rows.to_string()),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_skip_digit_chunks_and_documents_skip_stopwords() {
+        let pc = page_chunks(
+            "The red apples grew in the old orchard. The 1990 harvest was poor.",
+            Tagger::shared().unwrap(),
+            Inflector::shared(),
+        );
+        assert_eq!(pc.roots.get("apple"), Some(&1));
+        assert_eq!(pc.roots.get("orchard"), Some(&1));
+        assert_eq!(pc.roots.get("harvest"), None, "chunk with a digit skipped");
+        assert_eq!(pc.words.get("apples"), Some(&1));
+        assert_eq!(pc.words.get("the"), None);
+        assert_eq!(pc.words.get("harvest"), Some(&1));
+    }
+}

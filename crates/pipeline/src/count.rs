@@ -1,0 +1,156 @@
+//! Stage `count`: every covered term in every clue page (crate `text` does the counting).
+//!
+//! A term is looked for with its inflections and with its synonyms' (`pipeline/synonyms.tsv`),
+//! multi-word terms as phrases. Uses are counted apart per part of speech and per named entity,
+//! and the largest of those counts is kept, with one sentence of the page as the excerpt.
+//! Pages are analysed in parallel (rayon), written one transaction per batch.
+
+use crate::{progress, record};
+use anyhow::{Result, anyhow};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use store::{Build, ClueCount};
+use text::{Inflector, Tagger, TermForms, TermIndex};
+
+/// Pages analysed per parallel batch (and per transaction).
+pub const BATCH: usize = 256;
+/// Longest excerpt kept, in characters.
+pub const EXCERPT_CHARS: usize = 400;
+
+/// The forms to look for per term: its own inflections, then each synonym's.
+pub fn term_forms(
+    terms: &[String],
+    synonyms: &[(String, String)],
+    inflector: &Inflector,
+) -> Vec<TermForms> {
+    let mut syn: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (t, s) in synonyms {
+        syn.entry(t.as_str()).or_default().push(s.as_str());
+    }
+    terms
+        .iter()
+        .map(|t| {
+            let mut forms = inflector.forms(t);
+            for s in syn.get(t.as_str()).into_iter().flatten() {
+                forms.extend(inflector.forms(s));
+            }
+            TermForms::from_forms(t, forms)
+        })
+        .collect()
+}
+
+/// A sentence as evidence: white space collapsed, cut at [`EXCERPT_CHARS`].
+pub fn excerpt(sentence: &str) -> String {
+    let collapsed = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+    match collapsed.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}…", &collapsed[..cut]),
+        None => collapsed,
+    }
+}
+
+/// Counts the indexed terms in one page's text.
+pub fn count_page(page_id: u64, text: &str, index: &TermIndex, tagger: &Tagger) -> Vec<ClueCount> {
+    let analysis = text::analyze(text, tagger);
+    index
+        .count(&analysis)
+        .into_iter()
+        .map(|(t, c)| ClueCount {
+            page_id,
+            term: index.terms()[t].term.clone(),
+            count: c.count as u64,
+            pos: c.pos.map(|p| p.as_str().to_string()),
+            entity: c.entity,
+            excerpt: analysis.text.get(c.excerpt).map(excerpt),
+        })
+        .collect()
+}
+
+pub fn run(build: &Build) -> Result<()> {
+    let reader = build.reader();
+    let terms = reader.terms()?;
+    let synonyms = reader.synonyms()?;
+    let inflector = Inflector::shared();
+    let tagger = Tagger::shared().map_err(|e| anyhow!("loading the part-of-speech tagger: {e}"))?;
+    let index = TermIndex::new(term_forms(&terms, &synonyms, inflector));
+    let ids = reader.clue_page_ids()?;
+    let pb = progress::bar(ids.len() as u64, "pages");
+    pb.set_prefix("count");
+    build.begin()?;
+    build.clear(&["counts"])?;
+    let mut rows = 0u64;
+    let mut bytes = 0u64;
+    for chunk in ids.chunks(BATCH) {
+        let mut batch = Vec::with_capacity(chunk.len());
+        reader.for_each_text(chunk, |id, text| {
+            batch.push((id, text));
+            Ok(())
+        })?;
+        bytes += batch.iter().map(|(_, t)| t.len() as u64).sum::<u64>();
+        let counted: Vec<Vec<ClueCount>> = batch
+            .par_iter()
+            .map(|(id, text)| count_page(*id, text, &index, tagger))
+            .collect();
+        for c in counted.iter().flatten() {
+            build.insert_count(c)?;
+            rows += 1;
+        }
+        build.commit()?;
+        build.begin()?;
+        pb.inc(chunk.len() as u64);
+    }
+    build.commit()?;
+    pb.finish_and_clear();
+    record(
+        build,
+        "count",
+        &[
+            ("pages", ids.len().to_string()),
+            ("terms", terms.len().to_string()),
+            ("rows", rows.to_string()),
+            ("bytes", bytes.to_string()),
+            (
+                "rule",
+                "max over part-of-speech and named-entity buckets".into(),
+            ),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_inflections_and_synonyms() {
+        let inflector = Inflector::shared();
+        let tagger = Tagger::shared().unwrap();
+        let terms = vec!["strike".to_string(), "buck".to_string()];
+        let synonyms = vec![("buck".to_string(), "deer".to_string())];
+        let index = TermIndex::new(term_forms(&terms, &synonyms, inflector));
+        let text =
+            "Lightning struck the old tower. It struck twice. A deer ran off; two deer watched.";
+        let rows = count_page(7, text, &index, tagger);
+        let strike = rows
+            .iter()
+            .find(|r| r.term == "strike")
+            .expect("struck counts for strike");
+        assert_eq!(strike.count, 2);
+        assert_eq!(strike.pos.as_deref(), Some("VERB"));
+        assert_eq!(
+            strike.excerpt.as_deref(),
+            Some("Lightning struck the old tower.")
+        );
+        let buck = rows
+            .iter()
+            .find(|r| r.term == "buck")
+            .expect("deer counts for buck");
+        assert_eq!(buck.count, 2);
+    }
+
+    #[test]
+    fn excerpts_are_collapsed_and_cut() {
+        assert_eq!(excerpt("  An   apple\n a day. "), "An apple a day.");
+        let long = "a ".repeat(500);
+        assert_eq!(excerpt(&long).chars().count(), EXCERPT_CHARS + 1);
+    }
+}

@@ -1,0 +1,348 @@
+//! Stage `ingest`: one Wikipedia source into `pages`, `page_text` and `links`.
+//!
+//! Pages stream in from the `wiki` readers and are written in batches of [`BATCH`] per
+//! transaction; links are staged by title and resolved (redirects followed) once all pages are in.
+
+use crate::{progress, record};
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use store::{Build, NewPage};
+use wiki::Page;
+use wiki::io::Progress;
+
+/// Pages written per transaction.
+pub const BATCH: u64 = 5_000;
+
+/// The source formats `clue-db ingest --format` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// MediaWiki `pages-articles` XML (`.xml`, `.xml.bz2`, `.xml.gz`).
+    Xml,
+    /// A multistream `.xml.bz2` with its index (`--index`), decoded on all cores.
+    Multistream,
+    /// SQL dumps: `page`, `redirect`, `pagelinks`, `linktarget` (`.sql`, `.sql.gz`), named by table.
+    Sql,
+    /// WikiExtractor output, `<doc>` or JSON lines (plain, `.xz`, `.bz2`, `.gz`).
+    Extractor,
+    /// The Wikispeedia folder (`plaintext_articles.tar.gz`, `articles.tsv`, `links.tsv`).
+    Wikispeedia,
+}
+
+/// What to ingest.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub format: Format,
+    pub paths: Vec<PathBuf>,
+    /// The multistream index file.
+    pub index: Option<PathBuf>,
+    /// Wikispeedia: leave out the six SOS Children's site pages (see `wiki::wikispeedia`).
+    pub skip_site_pages: bool,
+}
+
+/// Counts of what an ingest stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    pub pages: u64,
+    pub redirects: u64,
+    pub disambiguations: u64,
+    pub links: u64,
+    pub texts: u64,
+    pub duplicates: u64,
+    pub links_unresolved: u64,
+    pub links_via_redirect: u64,
+}
+
+fn total_size(paths: &[PathBuf]) -> u64 {
+    paths
+        .iter()
+        .map(|p| {
+            if p.is_dir() {
+                std::fs::read_dir(p)
+                    .map(|d| {
+                        d.flatten()
+                            .filter_map(|e| e.metadata().ok())
+                            .map(|m| m.len())
+                            .sum()
+                    })
+                    .unwrap_or(0)
+            } else {
+                std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+            }
+        })
+        .sum()
+}
+
+/// Writes a stream of pages: each page, its text, and its links staged for resolution.
+pub fn store_pages(
+    build: &Build,
+    pages: impl Iterator<Item = wiki::Result<Page>>,
+    progress: &Progress,
+    total_bytes: u64,
+) -> Result<u64> {
+    let pb = progress::bytes_bar(total_bytes);
+    pb.set_prefix("ingest");
+    let mut stored = 0u64;
+    let mut duplicates = 0u64;
+    build.begin()?;
+    for (n, page) in pages.enumerate() {
+        let page = page?;
+        let new = NewPage {
+            id: page.id,
+            title: &page.title,
+            ns: page.ns,
+            redirect_to: page.redirect.as_deref(),
+            is_disambiguation: page.is_disambiguation,
+            text: Some(&page.text),
+        };
+        if build.insert_page(&new)? {
+            stored += 1;
+            for l in &page.links {
+                build.stage_link(page.id, 0, l)?;
+            }
+        } else {
+            duplicates += 1;
+        }
+        if (n as u64 + 1) % BATCH == 0 {
+            build.commit()?;
+            build.begin()?;
+        }
+        if n % 256 == 0 {
+            pb.set_position(progress.disk());
+            pb.set_message(format!("{} pages", n + 1));
+        }
+    }
+    build.commit()?;
+    pb.finish_and_clear();
+    build.set_meta("ingest.duplicates", &duplicates.to_string())?;
+    Ok(stored)
+}
+
+/// Finds the dump file of `table` among `paths` (`…-page.sql.gz`, `…-pagelinks.sql`…).
+fn sql_file<'a>(paths: &'a [PathBuf], table: &str) -> Option<&'a Path> {
+    paths.iter().map(PathBuf::as_path).find(|p| {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let stem = name.trim_end_matches(".gz").trim_end_matches(".sql");
+        stem.ends_with(&format!("-{table}")) || stem == table
+    })
+}
+
+fn expand_sql_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("listing {}", p.display()))?
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            entries.sort();
+            out.extend(entries);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<()> {
+    let paths = expand_sql_paths(paths)?;
+    let Some(page_file) = sql_file(&paths, "page") else {
+        bail!(
+            "no `page` SQL dump among {paths:?} (expected a file named like `enwiki-…-page.sql.gz`)"
+        );
+    };
+    build.begin()?;
+    let mut n = 0u64;
+    for row in wiki::sql::read_pages(page_file, progress)? {
+        let row = row?;
+        build.insert_page(&NewPage {
+            id: row.id,
+            title: &row.title,
+            ns: row.ns,
+            redirect_to: None,
+            is_disambiguation: false,
+            text: None,
+        })?;
+        n += 1;
+        if n % BATCH == 0 {
+            build.commit()?;
+            build.begin()?;
+        }
+    }
+    if let Some(f) = sql_file(&paths, "redirect") {
+        for row in wiki::sql::read_redirects(f, progress)? {
+            let row = row?;
+            build.set_redirect(row.from, &row.title)?;
+        }
+    }
+    if let Some(f) = sql_file(&paths, "pagelinks") {
+        let mut targets = std::collections::HashMap::new();
+        if let Some(lt) = sql_file(&paths, "linktarget") {
+            for row in wiki::sql::read_linktargets(lt, progress)? {
+                let row = row?;
+                targets.insert(row.id, (row.ns, row.title));
+            }
+        }
+        let mut missing = 0u64;
+        for row in wiki::sql::read_pagelinks(f, progress)? {
+            let row = row?;
+            match row.target {
+                wiki::sql::LinkTarget::Title { ns, title } => {
+                    build.stage_link(row.from, ns, &title)?
+                }
+                wiki::sql::LinkTarget::Id(id) => match targets.get(&id) {
+                    Some((ns, title)) => build.stage_link(row.from, *ns, title)?,
+                    None => missing += 1,
+                },
+            }
+        }
+        build.set_meta("ingest.link_targets_missing", &missing.to_string())?;
+    }
+    build.commit()?;
+    Ok(())
+}
+
+/// Runs the ingest stage into `build` (which should be new: ingest starts the store).
+pub fn run(build: &Build, req: &Request) -> Result<Report> {
+    let start = Instant::now();
+    let progress = Progress::default();
+    let total = total_size(&req.paths);
+    let first = req.paths.first().context("no input path given")?;
+    for p in &req.paths {
+        if !p.exists() {
+            bail!("{}: no such file or directory", p.display());
+        }
+    }
+    match req.format {
+        Format::Xml => {
+            for p in &req.paths {
+                store_pages(build, wiki::xml::read(p, &progress)?, &progress, total)?;
+            }
+        }
+        Format::Multistream => {
+            let index = req
+                .index
+                .as_deref()
+                .context("--format multistream needs --index PATH")?;
+            store_pages(
+                build,
+                wiki::xml::read_multistream(first, index, &progress)?,
+                &progress,
+                total,
+            )?;
+        }
+        Format::Extractor => {
+            for p in &req.paths {
+                store_pages(
+                    build,
+                    wiki::extractor::read(p, &progress)?,
+                    &progress,
+                    total,
+                )?;
+            }
+        }
+        Format::Wikispeedia => {
+            let opts = wiki::wikispeedia::Options {
+                skip_site_pages: req.skip_site_pages,
+            };
+            store_pages(
+                build,
+                wiki::wikispeedia::read_with(first, opts, &progress)?,
+                &progress,
+                total,
+            )?;
+        }
+        Format::Sql => ingest_sql(build, &req.paths, &progress)?,
+    }
+    let links = build.resolve_links()?;
+    let [pages, redirects, disambiguations, stored_links, texts] = build.ingest_counts()?;
+    let report = Report {
+        pages,
+        redirects,
+        disambiguations,
+        links: stored_links,
+        texts,
+        duplicates: build
+            .meta("ingest.duplicates")?
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(0),
+        links_unresolved: links.unresolved,
+        links_via_redirect: links.via_redirect,
+    };
+    let inputs: Vec<String> = req.paths.iter().map(|p| p.display().to_string()).collect();
+    record(
+        build,
+        "ingest",
+        &[
+            ("format", format!("{:?}", req.format).to_lowercase()),
+            ("input", inputs.join(" ")),
+            ("skip_site_pages", req.skip_site_pages.to_string()),
+            ("pages", pages.to_string()),
+            ("redirects", redirects.to_string()),
+            ("disambiguations", disambiguations.to_string()),
+            ("links", stored_links.to_string()),
+            ("links_staged", links.staged.to_string()),
+            ("links_unresolved", links.unresolved.to_string()),
+            ("links_via_redirect", links.via_redirect.to_string()),
+            ("texts", texts.to_string()),
+            ("bytes_read", progress.disk().to_string()),
+            ("bytes_decoded", progress.decoded().to_string()),
+            ("seconds", format!("{:.3}", start.elapsed().as_secs_f64())),
+        ],
+    )?;
+    Ok(report)
+}
+
+/// What reading a source without storing it measured.
+#[derive(Debug, Clone)]
+pub struct ReadFigures {
+    pub pages: u64,
+    pub decoded_bytes: u64,
+    pub seconds: f64,
+}
+
+/// Reads a source to the end without storing anything: the readers' own speed.
+pub fn bench_read(req: &Request) -> Result<ReadFigures> {
+    let progress = Progress::default();
+    let start = Instant::now();
+    let first = req.paths.first().context("no input path given")?;
+    let mut pages = 0u64;
+    let mut count = |it: &mut dyn Iterator<Item = wiki::Result<Page>>| -> Result<()> {
+        for p in it {
+            p?;
+            pages += 1;
+        }
+        Ok(())
+    };
+    match req.format {
+        Format::Xml => count(&mut wiki::xml::read(first, &progress)?)?,
+        Format::Multistream => {
+            let index = req
+                .index
+                .as_deref()
+                .context("--format multistream needs --index PATH")?;
+            count(&mut wiki::xml::read_multistream(first, index, &progress)?)?
+        }
+        Format::Extractor => count(&mut wiki::extractor::read(first, &progress)?)?,
+        Format::Wikispeedia => {
+            let opts = wiki::wikispeedia::Options {
+                skip_site_pages: req.skip_site_pages,
+            };
+            count(&mut wiki::wikispeedia::read_with(first, opts, &progress)?)?
+        }
+        Format::Sql => {
+            for p in expand_sql_paths(&req.paths)? {
+                for row in wiki::sql::read_pages(&p, &progress)? {
+                    row?;
+                    pages += 1;
+                }
+            }
+        }
+    }
+    Ok(ReadFigures {
+        pages,
+        decoded_bytes: progress.decoded(),
+        seconds: start.elapsed().as_secs_f64().max(1e-9),
+    })
+}

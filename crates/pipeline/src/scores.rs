@@ -1,0 +1,128 @@
+//! Stage `scores`: `(clue, term, score)` with the best evidence, from `counts` and `chunks`.
+//!
+//! For a term counted `n` times in clue page `p`: `score(clue(p), term) = min(1, PR(p)/6) · (1 − 0.7ⁿ)`
+//! (direction `clue_page`). For a clue word counted `n` times in a term page `q` of the term:
+//! `min(1, PR(q)/6) · (1 − 0.7ⁿ)` (direction `term_page`). The maximum per `(clue, term)` is kept
+//! with its provenance. A clue is a lower-case single word, never the term nor an inflection of it.
+
+use crate::record;
+use anyhow::Result;
+use std::collections::HashMap;
+use store::{Build, ScoreRow};
+
+/// PageRank at which a page's evidence counts fully.
+pub const PR_FULL: f64 = 6.0;
+/// Each further mention leaves this share of the remaining doubt.
+pub const DECAY: f64 = 0.7;
+
+/// The score of evidence: a page of PageRank `pagerank` mentioning the other word `count` times.
+pub fn score(pagerank: f64, count: u64) -> f64 {
+    let weight = (pagerank / PR_FULL).clamp(0.0, 1.0);
+    weight * (1.0 - DECAY.powi(count.min(i32::MAX as u64) as i32))
+}
+
+/// Whether `clue` may be a clue for `term`: one lower-case word of letters, not the term, not one
+/// of the term's words, not an inflection of either.
+pub fn is_clue_for(clue: &str, term: &str, inflector: &text::Inflector) -> bool {
+    !clue.is_empty()
+        && clue.chars().all(|c| c.is_alphabetic() && !c.is_uppercase())
+        && std::iter::once(term)
+            .chain(term.split_whitespace())
+            .all(|w| w != clue && !inflector.is_inflection_of(clue, w))
+}
+
+pub fn run(build: &Build) -> Result<()> {
+    let reader = build.reader();
+    let pages = reader.pages()?;
+    let rank: HashMap<u64, f64> = pages
+        .iter()
+        .map(|p| (p.id, p.pagerank.unwrap_or(0.0)))
+        .collect();
+    let title: HashMap<u64, &str> = pages.iter().map(|p| (p.id, p.title.as_str())).collect();
+    let inflector = text::Inflector::shared();
+    let mut best: HashMap<(String, String), ScoreRow> = HashMap::new();
+    let offer = |best: &mut HashMap<(String, String), ScoreRow>, row: ScoreRow| {
+        if row.score <= 0.0 || !is_clue_for(&row.clue, &row.term, inflector) {
+            return;
+        }
+        let key = (row.clue.clone(), row.term.clone());
+        match best.get(&key) {
+            Some(b) if b.score >= row.score => {}
+            _ => {
+                best.insert(key, row);
+            }
+        }
+    };
+    for c in reader.counts()? {
+        let Some(t) = title.get(&c.page_id) else {
+            continue;
+        };
+        offer(
+            &mut best,
+            ScoreRow {
+                clue: t.to_lowercase(),
+                term: c.term,
+                score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
+                page_id: c.page_id,
+                direction: "clue_page",
+                count: c.count,
+                excerpt: c.excerpt,
+            },
+        );
+    }
+    let counted = best.len();
+    for (page_id, term, clue, count) in reader.chunks()? {
+        offer(
+            &mut best,
+            ScoreRow {
+                clue,
+                term,
+                score: score(rank.get(&page_id).copied().unwrap_or(0.0), count),
+                page_id,
+                direction: "term_page",
+                count,
+                excerpt: None,
+            },
+        );
+    }
+    let mut rows: Vec<ScoreRow> = best.into_values().collect();
+    rows.sort_by(|a, b| (&a.clue, &a.term).cmp(&(&b.clue, &b.term)));
+    build.begin()?;
+    build.clear(&["scores"])?;
+    for r in &rows {
+        build.insert_score(r)?;
+    }
+    build.commit()?;
+    let terms_with_clues = rows
+        .iter()
+        .map(|r| r.term.as_str())
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    record(
+        build,
+        "scores",
+        &[
+            ("rows", rows.len().to_string()),
+            ("from_counts", counted.to_string()),
+            ("terms_with_clues", terms_with_clues.to_string()),
+            ("formula", format!("min(1, PR/{PR_FULL}) * (1 - {DECAY}^n)")),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn score_formula_matches_hand_computation() {
+        // PR 3 -> weight 0.5; n = 2 -> 1 - 0.49 = 0.51; 0.5 * 0.51 = 0.255
+        assert!((score(3.0, 2) - 0.255).abs() < 1e-12);
+        // PR 12 caps at weight 1; n = 1 -> 0.3
+        assert!((score(12.0, 1) - 0.3).abs() < 1e-12);
+        // n = 3 -> 1 - 0.343 = 0.657, PR 6 -> 1
+        assert!((score(6.0, 3) - 0.657).abs() < 1e-12);
+        assert_eq!(score(0.0, 5), 0.0);
+        assert_eq!(score(5.0, 0), 0.0);
+    }
+}

@@ -1,0 +1,230 @@
+//! Stage `term_pages`: which pages speak of each card word.
+//!
+//! For a term `t` (matched case-insensitively against titles), in order of trust:
+//! 1. `disambiguation`: outgoing links of `T (disambiguation)` (or of `T` when that page is itself a
+//!    disambiguation page) whose title is `T` or `T (sense)`, after redirects;
+//! 2. `exact`: the page titled `T`, after redirects, unless it is a disambiguation page;
+//! 3. `sense`: every page titled `T (sense)`;
+//! 4. `supplement`: the titles listed for `t` in `pipeline/term_pages.tsv`.
+//!
+//! A `(term, page)` keeps the first origin found. Terms with no page are not covered and leave
+//! the `terms` table; their list goes to `meta` (`term_pages.uncovered`).
+
+use crate::{Config, inputs, record};
+use anyhow::Result;
+use std::collections::HashMap;
+use store::{Build, PageRow};
+
+/// Main-namespace pages looked up by lower-cased title, redirects followed.
+pub struct Titles {
+    by_lower: HashMap<String, Vec<usize>>,
+    /// Lower-cased titles of articles, sorted, for prefix look-ups.
+    sorted: Vec<(String, usize)>,
+    by_id: HashMap<u64, usize>,
+    pages: Vec<PageRow>,
+}
+
+impl Titles {
+    pub fn new(pages: Vec<PageRow>) -> Self {
+        let mut by_lower: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_id = HashMap::new();
+        for (i, p) in pages.iter().enumerate() {
+            by_id.insert(p.id, i);
+            if p.ns == 0 {
+                by_lower.entry(p.title.to_lowercase()).or_default().push(i);
+            }
+        }
+        let mut sorted: Vec<(String, usize)> = by_lower
+            .iter()
+            .flat_map(|(t, is)| is.iter().map(move |&i| (t.clone(), i)))
+            .filter(|&(_, i)| pages[i].redirect_to.is_none())
+            .collect();
+        sorted.sort();
+        Titles {
+            by_lower,
+            sorted,
+            by_id,
+            pages,
+        }
+    }
+
+    pub fn page(&self, id: u64) -> Option<&PageRow> {
+        self.by_id.get(&id).map(|&i| &self.pages[i])
+    }
+
+    /// The page a title lands on: exact case preferred, one redirect followed, redirects to
+    /// missing pages dropped.
+    pub fn resolve(&self, title: &str) -> Option<&PageRow> {
+        let cands = self.by_lower.get(&title.to_lowercase())?;
+        let p = cands
+            .iter()
+            .map(|&i| &self.pages[i])
+            .find(|p| p.title == title)
+            .unwrap_or(&self.pages[cands[0]]);
+        match &p.redirect_to {
+            None => Some(p),
+            Some(target) => self
+                .by_lower
+                .get(&target.to_lowercase())?
+                .iter()
+                .map(|&i| &self.pages[i])
+                .find(|t| t.redirect_to.is_none()),
+        }
+    }
+
+    /// Articles (not redirects) whose lower-cased title is `prefix` followed by anything.
+    fn with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a PageRow> + 'a {
+        let start = self.sorted.partition_point(|(t, _)| t.as_str() < prefix);
+        self.sorted[start..]
+            .iter()
+            .take_while(move |(t, _)| t.starts_with(prefix))
+            .map(|&(_, i)| &self.pages[i])
+    }
+}
+
+/// Whether a lower-cased title is the term itself or `term (sense)`.
+fn names_term(lower_title: &str, term: &str) -> bool {
+    lower_title == term
+        || (lower_title.starts_with(term)
+            && lower_title[term.len()..].starts_with(" (")
+            && lower_title.ends_with(')')
+            && !lower_title.ends_with("(disambiguation)"))
+}
+
+/// The term pages of one term: `(page id, origin)`, first origin kept.
+pub fn find(
+    term: &str,
+    titles: &Titles,
+    out_links: &HashMap<u64, Vec<u64>>,
+    supplements: &[String],
+) -> Vec<(u64, &'static str)> {
+    let mut found: Vec<(u64, &'static str)> = Vec::new();
+    let mut add = |id: u64, origin: &'static str| {
+        if !found.iter().any(|(i, _)| *i == id) {
+            found.push((id, origin));
+        }
+    };
+    let dab_pages = [format!("{term} (disambiguation)"), term.to_string()];
+    for dab in dab_pages
+        .iter()
+        .filter_map(|t| titles.resolve(t))
+        .filter(|p| p.is_disambiguation)
+    {
+        for dst in out_links.get(&dab.id).into_iter().flatten() {
+            if let Some(p) = titles.page(*dst)
+                && !p.is_disambiguation
+                && names_term(&p.title.to_lowercase(), term)
+            {
+                add(p.id, "disambiguation");
+            }
+        }
+    }
+    if let Some(p) = titles.resolve(term).filter(|p| !p.is_disambiguation) {
+        add(p.id, "exact");
+    }
+    let prefix = format!("{term} (");
+    for p in titles.with_prefix(&prefix) {
+        if !p.is_disambiguation && names_term(&p.title.to_lowercase(), term) {
+            add(p.id, "sense");
+        }
+    }
+    for s in supplements {
+        if let Some(p) = titles.resolve(s) {
+            add(p.id, "supplement");
+        }
+    }
+    found
+}
+
+pub fn run(build: &Build, config: &Config) -> Result<()> {
+    let reader = build.reader();
+    let terms = reader.terms()?;
+    let titles = Titles::new(reader.pages()?);
+    let mut out_links: HashMap<u64, Vec<u64>> = HashMap::new();
+    for (s, d) in reader.links()? {
+        out_links.entry(s).or_default().push(d);
+    }
+    let supplements_path = config.inputs.join("term_pages.tsv");
+    let mut supplements: HashMap<String, Vec<String>> = HashMap::new();
+    if supplements_path.exists() {
+        for (t, title) in inputs::read_pairs(&supplements_path)? {
+            supplements.entry(t).or_default().push(title);
+        }
+    }
+    let mut missing_supplements = Vec::new();
+    for (t, list) in &supplements {
+        for title in list {
+            if titles.resolve(title).is_none() {
+                missing_supplements.push(format!("{t}\t{title}"));
+            }
+        }
+    }
+    missing_supplements.sort();
+    build.begin()?;
+    build.clear(&["term_pages"])?;
+    let mut by_origin: HashMap<&str, u64> = HashMap::new();
+    for t in &terms {
+        let sup = supplements.get(t).map(Vec::as_slice).unwrap_or(&[]);
+        for (id, origin) in find(t, &titles, &out_links, sup) {
+            build.insert_term_page(t, id, origin)?;
+            *by_origin.entry(origin).or_default() += 1;
+        }
+    }
+    let uncovered = build.drop_uncovered_terms()?;
+    build.commit()?;
+    let mut figures = vec![
+        ("rows", by_origin.values().sum::<u64>().to_string()),
+        ("covered", (terms.len() - uncovered.len()).to_string()),
+        ("uncovered", uncovered.join(",")),
+        ("missing_supplements", missing_supplements.join(";")),
+    ];
+    for o in ["disambiguation", "exact", "sense", "supplement"] {
+        figures.push((o, by_origin.get(o).copied().unwrap_or(0).to_string()));
+    }
+    let figures: Vec<(&str, String)> = figures;
+    record(build, "term_pages", &figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: u64, title: &str, redirect: Option<&str>, dab: bool) -> PageRow {
+        PageRow {
+            id,
+            title: title.into(),
+            ns: 0,
+            redirect_to: redirect.map(Into::into),
+            is_disambiguation: dab,
+            pagerank: None,
+        }
+    }
+
+    #[test]
+    fn finds_term_pages_by_every_origin() {
+        let titles = Titles::new(vec![
+            row(1, "Bat (disambiguation)", None, true),
+            row(2, "Bat (animal)", None, false),
+            row(3, "Baseball bat", None, false),
+            row(4, "Bat", Some("Bat (animal)"), false),
+            row(5, "Bat (Cricket)", None, false),
+            row(6, "Vampire", None, false),
+            row(7, "Batman", None, false),
+        ]);
+        let out: HashMap<u64, Vec<u64>> = [(1, vec![2, 3, 7])].into_iter().collect();
+        let found = find("bat", &titles, &out, &["Vampire".into(), "Nowhere".into()]);
+        assert_eq!(
+            found,
+            vec![(2, "disambiguation"), (5, "sense"), (6, "supplement")]
+        );
+    }
+
+    #[test]
+    fn names_term_accepts_only_the_term_or_a_sense() {
+        assert!(names_term("bat", "bat"));
+        assert!(names_term("bat (animal)", "bat"));
+        assert!(!names_term("batman", "bat"));
+        assert!(!names_term("bat (disambiguation)", "bat"));
+        assert!(!names_term("baseball bat", "bat"));
+    }
+}

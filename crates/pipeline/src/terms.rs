@@ -1,0 +1,33 @@
+//! Stage `terms`: the card words of `pipeline/terms.txt` and the synonyms of `pipeline/synonyms.tsv`.
+//! Which of them the corpus covers is settled by the `term_pages` stage.
+
+use crate::{Config, inputs, record};
+use anyhow::Result;
+use store::Build;
+
+pub fn run(build: &Build, config: &Config) -> Result<()> {
+    let terms = inputs::read_terms(&config.inputs.join("terms.txt"))?;
+    let synonyms_path = config.inputs.join("synonyms.tsv");
+    let synonyms = if synonyms_path.exists() {
+        inputs::read_pairs(&synonyms_path)?
+    } else {
+        Vec::new()
+    };
+    build.begin()?;
+    build.clear(&["terms", "synonyms"])?;
+    for t in &terms {
+        build.insert_term(t)?;
+    }
+    for (t, s) in &synonyms {
+        build.insert_synonym(t, &s.to_lowercase())?;
+    }
+    build.commit()?;
+    record(
+        build,
+        "terms",
+        &[
+            ("listed", terms.len().to_string()),
+            ("synonyms", synonyms.len().to_string()),
+        ],
+    )
+}

@@ -1,0 +1,150 @@
+//! The production [`Knowledge`]: the SQLite store the pipeline wrote, plus the `text` crate's
+//! inflections and stopwords for the legality rules, and the checks on what users type.
+
+use crate::Knowledge;
+use crate::legality::Lexicon;
+use anyhow::{Result, bail};
+use store::Store;
+
+impl Knowledge for Store<'_> {
+    fn clues_of(&self, term: &str) -> Result<Vec<(String, f64)>> {
+        Store::clues_of(self, term)
+    }
+    fn term_doc(&self, term: &str) -> Result<Vec<(String, u64)>> {
+        Store::term_doc(self, term)
+    }
+    fn terms(&self) -> Result<Vec<String>> {
+        Store::terms(self)
+    }
+}
+
+/// Inflections and stopwords from the `text` crate.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextLexicon;
+
+impl Lexicon for TextLexicon {
+    fn is_inflection_of(&self, a: &str, b: &str) -> bool {
+        text::Inflector::shared().is_inflection_of(a, b)
+    }
+    fn is_stopword(&self, w: &str) -> bool {
+        text::is_stopword(w)
+    }
+}
+
+/// A card word as users type it: trimmed, lower-case, single spaces (`New  York` -> `new york`).
+pub fn normalize_word(w: &str) -> String {
+    w.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Splits a comma-separated list of card words, normalised, empties dropped.
+pub fn parse_list(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(normalize_word)
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Edit distance (insertions, deletions, substitutions), by characters.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The `n` covered terms closest to `word` by edit distance (ties alphabetical).
+pub fn closest<'a>(word: &str, terms: &'a [String], n: usize) -> Vec<&'a str> {
+    let mut scored: Vec<(usize, &str)> = terms
+        .iter()
+        .map(|t| (levenshtein(word, t), t.as_str()))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(n).map(|(_, t)| t).collect()
+}
+
+/// Fails, naming the word and the closest covered terms, unless every word is covered.
+pub fn check_covered(words: &[String], terms: &[String]) -> Result<()> {
+    for w in words {
+        if terms.binary_search(w).is_err() {
+            bail!(
+                "{w:?} is not a covered term (the database has no clues for it); closest covered terms: {}",
+                closest(w, terms, 5).join(", ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Fails on a board a user cannot mean: no positive word, or a word given twice.
+pub fn check_board(pos: &[String], neg: &[String], assassin: Option<&str>) -> Result<()> {
+    if pos.is_empty() {
+        bail!("--pos is empty: give at least one of your team's words (comma-separated)");
+    }
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let all = pos
+        .iter()
+        .map(|w| (w.as_str(), "--pos"))
+        .chain(neg.iter().map(|w| (w.as_str(), "--neg")))
+        .chain(assassin.map(|a| (a, "--assassin")));
+    for (w, flag) in all {
+        if let Some(first) = seen.insert(w, flag) {
+            bail!("{w:?} is given twice ({first} and {flag}); a card has one colour");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_normalised_and_lists_split() {
+        assert_eq!(
+            parse_list(" Apple, ICE  Cream ,,bank"),
+            vec!["apple", "ice cream", "bank"]
+        );
+    }
+
+    #[test]
+    fn unknown_words_name_the_closest_terms() {
+        let terms: Vec<String> = ["apple", "apply", "bank", "band"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        let e = check_covered(&["aple".into()], &terms)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"aple\"") && e.contains("apple, apply"), "{e}");
+        assert!(check_covered(&["bank".into()], &terms).is_ok());
+    }
+
+    #[test]
+    fn boards_need_a_positive_word_and_no_repeats() {
+        let w = |s: &str| s.to_string();
+        assert!(
+            check_board(&[], &[w("a")], None)
+                .unwrap_err()
+                .to_string()
+                .contains("--pos is empty")
+        );
+        let e = check_board(&[w("a")], &[w("a")], None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--pos and --neg"), "{e}");
+        assert!(check_board(&[w("a")], &[w("b")], Some("a")).is_err());
+        assert!(check_board(&[w("a")], &[w("b")], Some("c")).is_ok());
+    }
+}

@@ -1,0 +1,294 @@
+//! Boards, the guesser, games and evaluation on hand-made knowledge whose outcomes can be
+//! worked out in advance.
+
+mod common;
+
+use common::{MemoryKnowledge, card_words};
+use query::Knowledge;
+use query::game::{
+    Board, GuessParams, PlayParams, Request, Role, SplitMix64, Strategy, StrategyKind, Suggestion,
+    eval, guess, play,
+};
+use query::legality::{Legality, NoLexicon};
+
+/// 30 covered terms and nothing else.
+fn terms_only() -> MemoryKnowledge {
+    let mut k = MemoryKnowledge::default();
+    for w in card_words(30) {
+        k.term(&w);
+    }
+    k
+}
+
+/// The private clue of a card word: "cardab" -> "pvtab".
+fn private(term: &str) -> String {
+    format!("pvt{}", &term[4..])
+}
+
+/// Every term has its own clue (0.9) and no other: the best possible play is one card a turn.
+fn private_knowledge() -> MemoryKnowledge {
+    let mut k = terms_only();
+    for w in card_words(30) {
+        k.score(&private(&w), &w, 0.9);
+    }
+    k
+}
+
+#[test]
+fn splitmix_reference_value() {
+    // The published first output of SplitMix64 seeded with 0.
+    assert_eq!(SplitMix64::new(0).next_u64(), 0xe220_a839_7b1d_cdaf);
+    let mut r = SplitMix64::new(7);
+    assert!((0..1000).all(|_| r.below(25) < 25));
+    assert_eq!(r.below(0), 0);
+}
+
+#[test]
+fn boards_are_seeded_9_8_7_1() {
+    let terms = card_words(30);
+    let b = Board::random(&terms, 42).unwrap();
+    assert_eq!(b.cards.len(), 25);
+    let count = |r| b.cards.iter().filter(|c| c.role == r).count();
+    assert_eq!(
+        (
+            count(Role::Red),
+            count(Role::Blue),
+            count(Role::Bystander),
+            count(Role::Assassin)
+        ),
+        (9, 8, 7, 1)
+    );
+    let mut words: Vec<&String> = b.cards.iter().map(|c| &c.word).collect();
+    words.sort();
+    words.dedup();
+    assert_eq!(words.len(), 25);
+    assert!(b.cards.iter().all(|c| !c.revealed));
+    assert_eq!(Board::random(&terms, 42).unwrap(), b);
+    assert_ne!(Board::random(&terms, 43).unwrap(), b);
+    let err = Board::random(&card_words(24), 1).unwrap_err().to_string();
+    assert!(err.contains("25 distinct") && err.contains("24"), "{err}");
+    // Duplicates do not count twice.
+    let mut dup = card_words(24);
+    dup.push(dup[0].clone());
+    assert!(Board::random(&dup, 1).is_err());
+}
+
+#[test]
+fn board_requests_and_reveals() {
+    let mut b = Board::random(&card_words(25), 3).unwrap();
+    let req = b.request_for(Role::Red);
+    assert_eq!((req.pos.len(), req.neg.len()), (9, 15));
+    assert!(req.assassin.is_some());
+    let red = req.pos[0].clone();
+    assert_eq!(b.reveal(&red), Some(Role::Red));
+    assert_eq!(b.reveal(&red), None, "already revealed");
+    assert_eq!(b.reveal("nosuchcard"), None);
+    assert_eq!(b.remaining(Role::Red), 8);
+    assert_eq!(b.unrevealed().len(), 24);
+    assert!(!b.request_for(Role::Red).board_words().contains(&red));
+}
+
+#[test]
+fn guesser_ranks_stops_at_floor_and_count() {
+    let mut k = MemoryKnowledge::default();
+    k.score("sea", "wave", 0.7)
+        .score("sea", "fish", 0.7)
+        .score("sea", "ship", 0.9)
+        .score("sea", "salt", 0.005)
+        .score("land", "salt", 0.8);
+    let words: Vec<String> = ["salt", "wave", "fish", "ship", "tree"]
+        .map(String::from)
+        .to_vec();
+    let p = GuessParams::default();
+    let g = guess(&k, "sea", 0, &words, &p).unwrap();
+    let ranked: Vec<(&str, f64)> = g.iter().map(|g| (g.word.as_str(), g.score)).collect();
+    // salt (0.005) is under the 0.01 floor, tree has no score: both left out.
+    assert_eq!(ranked, vec![("ship", 0.9), ("fish", 0.7), ("wave", 0.7)]);
+    assert_eq!(guess(&k, "sea", 2, &words, &p).unwrap().len(), 2);
+    let strict = GuessParams { floor: 0.8 };
+    assert_eq!(guess(&k, "sea", 0, &words, &strict).unwrap().len(), 1);
+    assert!(guess(&k, "unknown", 3, &words, &p).unwrap().is_empty());
+}
+
+#[test]
+fn a_perfect_clue_wins_in_one_turn() {
+    let mut k = terms_only();
+    let seed = 11;
+    let board = Board::random(&k.terms().unwrap(), seed).unwrap();
+    for c in board.cards.iter().filter(|c| c.role == Role::Red) {
+        k.score("crimson", &c.word, 0.9);
+    }
+    let s: StrategyKind = "threshold".parse().unwrap();
+    let g = play(seed, &s, &k, &NoLexicon, &PlayParams::default()).unwrap();
+    assert_eq!(g.board, board);
+    assert!(g.won && !g.assassin);
+    assert_eq!(g.turns.len(), 1);
+    assert_eq!(
+        (g.clues, g.clue_numbers, g.correct, g.incorrect),
+        (1, 9, 9, 0)
+    );
+    assert_eq!(
+        g.turns[0].clue.as_ref().map(|c| c.clue.as_str()),
+        Some("crimson")
+    );
+    assert_eq!(g.turns[0].revealed.len(), 9);
+    assert_eq!(
+        g.turns[0].opponent, None,
+        "the game ended before blue played"
+    );
+}
+
+#[test]
+fn one_card_a_turn_loses_to_blue_in_eight() {
+    let k = private_knowledge();
+    let s: StrategyKind = "threshold".parse().unwrap();
+    let g = play(5, &s, &k, &NoLexicon, &PlayParams::default()).unwrap();
+    // Red finds one card per turn, blue reveals one: blue's 8th card ends turn 8.
+    assert!(!g.won && !g.assassin);
+    assert_eq!(g.turns.len(), 8);
+    assert_eq!(
+        (g.clues, g.clue_numbers, g.correct, g.incorrect),
+        (8, 8, 8, 0)
+    );
+    assert!(g.turns.iter().all(|t| t.opponent.is_some()));
+    // Deterministic.
+    assert_eq!(
+        play(5, &s, &k, &NoLexicon, &PlayParams::default()).unwrap(),
+        g
+    );
+    // The same through eval, over several boards.
+    let reports = eval(4, 99, &[&s], &k, &NoLexicon, &PlayParams::default()).unwrap();
+    let r = &reports[0];
+    assert_eq!((r.strategy.as_str(), r.games), ("threshold", 4));
+    assert_eq!(
+        (
+            r.win_rate,
+            r.mean_turns,
+            r.assassin_rate,
+            r.mean_clue_number,
+            r.net_per_clue
+        ),
+        (0.0, 8.0, 0.0, 1.0, 1.0)
+    );
+    assert_eq!((r.clues, r.correct, r.incorrect), (32, 32, 0));
+}
+
+/// A strategy that always points at the first unrevealed card of one role, with its private
+/// clue: to drive the game into the assassin or a bystander.
+struct PointAt(Role);
+
+impl Strategy for PointAt {
+    fn name(&self) -> &str {
+        "point-at"
+    }
+    fn suggest(
+        &self,
+        _: &dyn Knowledge,
+        req: &Request,
+        _: &Legality<'_>,
+    ) -> anyhow::Result<Vec<Suggestion>> {
+        let target = match self.0 {
+            Role::Assassin => req.assassin.clone(),
+            _ => req.neg.first().cloned(),
+        };
+        Ok(target
+            .map(|t| Suggestion {
+                clue: private(&t),
+                count: 1,
+                targets: vec![t],
+                score: 1.0,
+            })
+            .into_iter()
+            .collect())
+    }
+}
+
+#[test]
+fn the_assassin_ends_the_game() {
+    let k = private_knowledge();
+    let g = play(
+        8,
+        &PointAt(Role::Assassin),
+        &k,
+        &NoLexicon,
+        &PlayParams::default(),
+    )
+    .unwrap();
+    assert!(g.assassin && !g.won);
+    assert_eq!(g.turns.len(), 1);
+    assert_eq!((g.correct, g.incorrect), (0, 1));
+    assert_eq!(g.turns[0].revealed[0].1, Role::Assassin);
+    let r = &eval(
+        3,
+        1,
+        &[&PointAt(Role::Assassin)],
+        &k,
+        &NoLexicon,
+        &PlayParams::default(),
+    )
+    .unwrap()[0];
+    assert_eq!(
+        (r.assassin_rate, r.win_rate, r.mean_turns, r.net_per_clue),
+        (1.0, 0.0, 1.0, -1.0)
+    );
+}
+
+#[test]
+fn wrong_cards_end_the_turn_and_blue_can_win_faster() {
+    let k = private_knowledge();
+    // The first negative is blue or a bystander; each wrong guess is incorrect and ends the
+    // turn. Blue cards found by red shorten blue's path, so the game lasts at most 8 turns.
+    let g = play(
+        21,
+        &PointAt(Role::Blue),
+        &k,
+        &NoLexicon,
+        &PlayParams::default(),
+    )
+    .unwrap();
+    assert!(!g.won && !g.assassin);
+    assert!(g.turns.len() <= 8);
+    assert_eq!(g.correct, 0);
+    assert_eq!(g.incorrect, g.clues);
+    assert!(g.turns.iter().all(|t| t.revealed.len() == 1));
+}
+
+#[test]
+fn eval_compares_strategies_on_the_same_boards() {
+    let mut k = private_knowledge();
+    // Documents for herfindahl: each term's document is its private clue and a filler word.
+    for w in card_words(30) {
+        k.doc(&w, &[(&private(&w), 3), ("common", 1)]);
+    }
+    let t: StrategyKind = "threshold".parse().unwrap();
+    let h: StrategyKind = "herfindahl".parse().unwrap();
+    let params = PlayParams::default();
+    let a = eval(3, 7, &[&t, &h], &k, &NoLexicon, &params).unwrap();
+    let b = eval(3, 7, &[&t, &h], &k, &NoLexicon, &params).unwrap();
+    assert_eq!(a, b, "seeded evaluation is reproducible");
+    assert_eq!(a.len(), 2);
+    assert_eq!(
+        (a[0].strategy.as_str(), a[1].strategy.as_str()),
+        ("threshold", "herfindahl")
+    );
+    for r in &a {
+        assert_eq!(r.games, 3);
+        assert!((0.0..=1.0).contains(&r.win_rate) && (0.0..=1.0).contains(&r.assassin_rate));
+        assert!(r.mean_turns >= 1.0 && r.mean_turns <= 8.0);
+        if r.clues > 0 {
+            let net = (r.correct as f64 - r.incorrect as f64) / r.clues as f64;
+            assert_eq!(r.net_per_clue, net);
+        }
+    }
+    // Herfindahl: every term's private word is concentrated in one document, so each cluster's
+    // clue is a private word of one member; the guesser finds exactly that member.
+    // Multi-member clusters get no clue (a private word is in one document only, H_document
+    // = 1, weight 0; "common" is everywhere, danger included), so herfindahl sometimes passes.
+    assert!(a[1].clues > 0 && a[1].clues <= 24);
+    assert_eq!(
+        (a[1].mean_clue_number, a[1].net_per_clue, a[1].incorrect),
+        (1.0, 1.0, 0)
+    );
+    let json = serde_json::to_value(&a).unwrap();
+    assert_eq!(json[1]["strategy"], "herfindahl");
+}

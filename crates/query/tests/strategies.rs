@@ -1,0 +1,188 @@
+//! The strategies through the [`query::Knowledge`] trait, as the CLI will call them.
+
+mod common;
+
+use common::MemoryKnowledge;
+use query::game::{Answer, Request, Strategy, StrategyKind};
+use query::herfindahl::{self, HerfindahlParams};
+use query::legality::{FnLexicon, Legality, NoLexicon};
+use query::threshold::{self, ThresholdParams};
+
+fn request(pos: &[&str], neg: &[&str], assassin: Option<&str>) -> Request {
+    Request {
+        pos: pos.iter().map(|s| s.to_string()).collect(),
+        neg: neg.iter().map(|s| s.to_string()).collect(),
+        assassin: assassin.map(String::from),
+    }
+}
+
+fn fruit_knowledge() -> MemoryKnowledge {
+    let mut k = MemoryKnowledge::default();
+    k.score("fruit", "apple", 0.8)
+        .score("fruit", "orange", 0.7)
+        .score("fruit", "fire", 0.1)
+        .score("juice", "orange", 0.6)
+        .score("juice", "death", 0.55)
+        .score("tree", "apple", 0.5)
+        .score("tree", "fire", 0.6)
+        .score("pineapple", "apple", 0.95)
+        .score("apples", "apple", 0.99)
+        .score("the", "apple", 0.99)
+        // Repeated clue: the maximum counts.
+        .score("fruit", "apple", 0.3);
+    k
+}
+
+#[test]
+fn threshold_through_knowledge_and_lexicon() {
+    let k = fruit_knowledge();
+    let req = request(&["apple", "orange"], &["fire"], Some("death"));
+    let lex = FnLexicon {
+        inflection: |a: &str, b: &str| {
+            (a, b) == ("apples", "apple") || (a, b) == ("apple", "apples")
+        },
+        stopword: |w: &str| w == "the",
+    };
+    let board = req.board_words();
+    let legality = Legality::new(&board, &lex);
+    let got = threshold::suggest(&k, &req, &legality, &ThresholdParams::default()).unwrap();
+    // fruit: threshold 0.1 (fire): 0.8 + 0.7 = 1.5, count 2. juice: 0.55 + 0.1 = 0.65 > 0.6: out.
+    // tree: 0.6 (fire) > 0.5: out. pineapple, apples, the: illegal.
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].clue, "fruit");
+    assert_eq!(got[0].count, 2);
+    assert_eq!(got[0].targets, vec!["apple", "orange"]);
+    assert!((got[0].score - 1.5).abs() < 1e-12);
+    // Without the lexicon, "the" is legal (score 0.99, one target); "apples" still contains
+    // the card "apple".
+    let plain = Legality::new(&board, &NoLexicon);
+    let got = threshold::suggest(&k, &req, &plain, &ThresholdParams::default()).unwrap();
+    let clues: Vec<&str> = got.iter().map(|s| s.clue.as_str()).collect();
+    assert_eq!(clues, vec!["fruit", "the"]);
+}
+
+#[test]
+fn answer_json_contract() {
+    let k = fruit_knowledge();
+    let req = request(&["apple", "orange"], &["fire"], None);
+    let board = req.board_words();
+    let legality = Legality::new(&board, &NoLexicon);
+    let strategy: StrategyKind = "threshold".parse().unwrap();
+    let ranked = strategy.suggest(&k, &req, &legality).unwrap();
+    let answer = Answer::new(strategy.name(), ranked);
+    let json = serde_json::to_value(&answer).unwrap();
+    assert_eq!(json["clue"], "fruit");
+    assert_eq!(json["count"], 2);
+    assert_eq!(json["targets"], serde_json::json!(["apple", "orange"]));
+    assert_eq!(json["strategy"], "threshold");
+    // Without a lexicon "the" (0.99) is legal; without the assassin, juice (0.6) is safe.
+    assert_eq!(json["alternatives"][0]["clue"], "the");
+    assert_eq!(json["alternatives"][1]["clue"], "juice");
+    assert_eq!(
+        json["alternatives"][1]["targets"],
+        serde_json::json!(["orange"])
+    );
+    let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        vec![
+            "alternatives",
+            "clue",
+            "count",
+            "score",
+            "strategy",
+            "targets"
+        ]
+    );
+    // No safe clue: null clue, count 0, no targets.
+    let none = Answer::new("threshold", Vec::new());
+    assert_eq!(
+        serde_json::to_value(&none).unwrap(),
+        serde_json::json!({"clue": null, "count": 0, "targets": [], "score": 0.0,
+                           "strategy": "threshold", "alternatives": []})
+    );
+    assert!("random".parse::<StrategyKind>().is_err());
+}
+
+#[test]
+fn herfindahl_through_knowledge() {
+    let mut k = MemoryKnowledge::default();
+    k.doc(
+        "river",
+        &[("water", 5), ("boat", 4), ("fish", 2), ("flow", 3)],
+    )
+    .doc(
+        "lake",
+        &[("water", 4), ("boat", 5), ("fish", 2), ("shore", 3)],
+    )
+    .doc("bank", &[("cash", 5), ("vault", 3), ("interest", 4)])
+    .doc("money", &[("cash", 4), ("coin", 3), ("interest", 5)])
+    .doc("loan", &[("interest", 5), ("cash", 4), ("debt", 3)])
+    .doc("angler", &[("fish", 9), ("hook", 2)])
+    // The negative term's document is mostly "boat".
+    .doc("ship", &[("boat", 9), ("sail", 4)]);
+    let req = request(
+        &["river", "lake", "bank", "money", "loan"],
+        &["ship"],
+        Some("angler"),
+    );
+    let board = req.board_words();
+    let legality = Legality::new(&board, &NoLexicon);
+    let got = herfindahl::suggest(&k, &req, &legality, &HerfindahlParams::default()).unwrap();
+    let brief: Vec<(&str, usize)> = got.iter().map(|s| (s.clue.as_str(), s.count)).collect();
+    // "interest" for the bank cluster; "boat" is now most concentrated in "ship" (r = 1 vs a
+    // cluster mean of 0.9), so "water" is the river/lake clue. interest: m = 14/15, H_document
+    // = H*(0.8, 1, 1); water: m = 0.9, H_document = H*(1, 0.8); H_cluster = 1 for both.
+    assert_eq!(brief, vec![("interest", 3), ("water", 2)]);
+    let h = |v: &[f64]| herfindahl::h_star(v);
+    assert!((got[0].score - 14.0 / 15.0 * (1.0 - h(&[0.8, 1.0, 1.0]))).abs() < 1e-12);
+    assert!((got[1].score - 0.9 * (1.0 - h(&[1.0, 0.8]))).abs() < 1e-12);
+    assert_eq!(got[1].targets, vec!["river", "lake"]);
+    // Ignoring negatives, "boat" (alphabetically first of the tie) comes back.
+    let params = HerfindahlParams {
+        use_negatives: false,
+        ..Default::default()
+    };
+    let got = herfindahl::suggest(&k, &req, &legality, &params).unwrap();
+    assert_eq!(got[1].clue, "boat");
+    // top = 1 keeps the best.
+    let one = HerfindahlParams {
+        top: 1,
+        ..Default::default()
+    };
+    assert_eq!(
+        herfindahl::suggest(&k, &req, &legality, &one)
+            .unwrap()
+            .len(),
+        1
+    );
+    // Nothing to do without positive terms.
+    let empty = request(&[], &["ship"], None);
+    assert!(
+        herfindahl::suggest(&k, &empty, &legality, &params)
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn herfindahl_analysis_serializes() {
+    let mut k = MemoryKnowledge::default();
+    // "zinc" keeps beta from holding the whole vocabulary (its minimum would then be 1).
+    k.doc("alpha", &[("xenon", 1), ("zinc", 1)])
+        .doc("beta", &[("xenon", 1), ("yarn", 2)]);
+    let req = request(&["alpha", "beta"], &[], None);
+    let legality = Legality::new(&req.board_words(), &NoLexicon);
+    let a = herfindahl::analyse(&k, &req, &legality, &HerfindahlParams::default()).unwrap();
+    // Two terms, nothing to avoid: one cluster in all, H_cluster = 1.
+    // xenon: r = (1, 0.5), m = 0.75, H_document = H*(2/3, 1/3) = (5/9 − 1/2)/(1/2) = 1/9,
+    // weight = 0.75 · 8/9 = 2/3. yarn, zinc: one document each, H_document = 1, weight 0.
+    assert_eq!(a.clustering.k, 1);
+    assert_eq!(a.clusters.len(), 1);
+    let best = a.clusters[0].best.as_ref().unwrap();
+    assert_eq!((best.clue.as_str(), best.count), ("xenon", 2));
+    assert_eq!(best.targets, vec!["alpha", "beta"]);
+    assert!((best.score - 2.0 / 3.0).abs() < 1e-12);
+    let json = serde_json::to_value(&a).unwrap();
+    assert_eq!(json["clustering"]["labels"], serde_json::json!([0, 0]));
+}

@@ -1,0 +1,217 @@
+//! Counting terms in an analysed page, for the pipeline's `count` stage.
+//!
+//! Every occurrence of a term — any of its forms, case-insensitive; a multi-word term as a
+//! phrase of consecutive tokens joined by spaces or a hyphen — goes into one bucket:
+//! - inside a named entity (judged by its last word): the entity's text ("Bill Gates");
+//! - otherwise: the part of speech of its last word ("back" as ADV, "back" as NOUN).
+//!
+//! The largest bucket is kept, with the sentence of its first occurrence as the excerpt. So
+//! for "bill" on a page about Microsoft, "Bill Gates" and "Bill Hewlett" are two buckets, and
+//! neither is added to the noun "bill".
+
+use crate::Analysis;
+use crate::hash::FxHashMap;
+use crate::inflect::Inflector;
+use crate::pos::Upos;
+use crate::tokens::{joined, tokenize};
+use std::ops::Range;
+
+/// A term with all the forms to look for, each as lower-case words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermForms {
+    /// The term as given.
+    pub term: String,
+    /// Its forms (the term itself first), each split into lower-case words.
+    forms: Vec<Vec<String>>,
+}
+
+impl TermForms {
+    /// The term and its inflections from `inflector` (`ice cream` -> `ice cream`, `ice creams`).
+    pub fn new(term: &str, inflector: &Inflector) -> TermForms {
+        TermForms::from_forms(term, inflector.forms(term))
+    }
+
+    /// A term with forms given by the caller (the term itself is added if missing).
+    pub fn from_forms<I, S>(term: &str, forms: I) -> TermForms
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut out: Vec<Vec<String>> = Vec::new();
+        for form in std::iter::once(term.to_string())
+            .chain(forms.into_iter().map(|f| f.as_ref().to_string()))
+        {
+            let words: Vec<String> = tokenize(&form)
+                .iter()
+                .map(|t| t.text(&form).to_lowercase())
+                .collect();
+            if !words.is_empty() && !out.contains(&words) {
+                out.push(words);
+            }
+        }
+        TermForms {
+            term: term.to_string(),
+            forms: out,
+        }
+    }
+
+    /// The forms, words joined by single spaces.
+    pub fn forms(&self) -> impl Iterator<Item = String> + '_ {
+        self.forms.iter().map(|f| f.join(" "))
+    }
+}
+
+/// How a term is used on a page: its largest bucket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermCount {
+    /// Occurrences in the largest bucket.
+    pub count: u32,
+    /// Occurrences in all buckets.
+    pub total: u32,
+    /// The bucket's part of speech, when it is not an entity bucket.
+    pub pos: Option<Upos>,
+    /// The bucket's entity text, when it is an entity bucket.
+    pub entity: Option<String>,
+    /// Bytes of the sentence of the bucket's first occurrence.
+    pub excerpt: Range<usize>,
+}
+
+/// Many terms, indexed by their forms' first words for a single pass over a page.
+#[derive(Debug, Clone, Default)]
+pub struct TermIndex {
+    terms: Vec<TermForms>,
+    /// First word of a form -> (term index, form index).
+    by_first: FxHashMap<Box<str>, Vec<(u32, u32)>>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Key<'e> {
+    Pos(Upos),
+    Entity(&'e str),
+}
+
+struct Bucket<'e> {
+    key: Key<'e>,
+    count: u32,
+    sentence: usize,
+}
+
+impl TermIndex {
+    /// Indexes `terms`; results refer to terms by their position here.
+    pub fn new(terms: Vec<TermForms>) -> TermIndex {
+        let mut by_first: FxHashMap<Box<str>, Vec<(u32, u32)>> = FxHashMap::default();
+        for (t, term) in terms.iter().enumerate() {
+            for (f, form) in term.forms.iter().enumerate() {
+                if let Some(first) = form.first() {
+                    by_first
+                        .entry(first.as_str().into())
+                        .or_default()
+                        .push((t as u32, f as u32));
+                }
+            }
+        }
+        TermIndex { terms, by_first }
+    }
+
+    /// The indexed terms.
+    pub fn terms(&self) -> &[TermForms] {
+        &self.terms
+    }
+
+    /// Counts every indexed term in `analysis`: (term index, count) for the terms that occur,
+    /// in term order.
+    pub fn count(&self, analysis: &Analysis<'_>) -> Vec<(usize, TermCount)> {
+        // Per term: buckets, and the token after its last match (no overlapping matches).
+        let mut found: FxHashMap<u32, (Vec<Bucket<'_>>, usize)> = FxHashMap::default();
+        let n = analysis.tokens.len();
+        for i in 0..n {
+            let Some(candidates) = self.by_first.get(analysis.lower(i)) else {
+                continue;
+            };
+            for &(t, f) in candidates {
+                let form = &self.terms[t as usize].forms[f as usize];
+                let Some(last) = self.match_at(analysis, i, form) else {
+                    continue;
+                };
+                let (buckets, next_free) = found.entry(t).or_insert_with(|| (Vec::new(), 0));
+                if i < *next_free {
+                    continue;
+                }
+                *next_free = last + 1;
+                let key = match analysis.entity_at(last) {
+                    Some(e) => Key::Entity(e.text.as_str()),
+                    None => Key::Pos(analysis.tags[last]),
+                };
+                let sentence = analysis.sentence_of(i);
+                match buckets.iter_mut().find(|b| b.key == key) {
+                    Some(b) => b.count += 1,
+                    None => buckets.push(Bucket {
+                        key,
+                        count: 1,
+                        sentence,
+                    }),
+                }
+            }
+        }
+        let mut out: Vec<(usize, TermCount)> = found
+            .into_iter()
+            .filter_map(|(t, (buckets, _))| {
+                let total = buckets.iter().map(|b| b.count).sum();
+                // Largest bucket; on a tie the one seen first.
+                let best = buckets
+                    .iter()
+                    .fold(None::<&Bucket<'_>>, |best, b| match best {
+                        Some(x) if x.count >= b.count => Some(x),
+                        _ => Some(b),
+                    })?;
+                let (pos, entity) = match best.key {
+                    Key::Pos(p) => (Some(p), None),
+                    Key::Entity(e) => (None, Some(e.to_string())),
+                };
+                let excerpt = analysis
+                    .sentences
+                    .get(best.sentence)
+                    .map_or(0..0, |s| s.range.clone());
+                Some((
+                    t as usize,
+                    TermCount {
+                        count: best.count,
+                        total,
+                        pos,
+                        entity,
+                        excerpt,
+                    },
+                ))
+            })
+            .collect();
+        out.sort_by_key(|(t, _)| *t);
+        out
+    }
+
+    /// If `form` occurs at token `i` (same sentence, tokens joined by spaces or a hyphen),
+    /// the index of its last token.
+    fn match_at(&self, analysis: &Analysis<'_>, i: usize, form: &[String]) -> Option<usize> {
+        let last = i + form.len() - 1;
+        if last >= analysis.tokens.len() || analysis.sentence_of(i) != analysis.sentence_of(last) {
+            return None;
+        }
+        for (k, word) in form.iter().enumerate().skip(1) {
+            let j = i + k;
+            if analysis.lower(j) != word
+                || !joined(analysis.text, &analysis.tokens[j - 1], &analysis.tokens[j])
+            {
+                return None;
+            }
+        }
+        Some(last)
+    }
+}
+
+/// Counts one term in `analysis` (see the module documentation); `None` if it does not occur.
+/// For many terms per page, build a [`TermIndex`] once instead.
+pub fn count_term(analysis: &Analysis<'_>, term: &TermForms) -> Option<TermCount> {
+    TermIndex::new(vec![term.clone()])
+        .count(analysis)
+        .pop()
+        .map(|(_, c)| c)
+}
