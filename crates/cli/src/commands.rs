@@ -23,6 +23,15 @@ pub struct IngestArgs {
     /// Wikispeedia: leave out the six SOS Children's site pages (Donation, Wowpurchase, …).
     #[arg(long)]
     skip_site_pages: bool,
+    /// API: page ids to fetch, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    page_ids: Vec<u64>,
+    /// API: file recording the ids fetched; rerun with the same file (and --resume) to go on.
+    #[arg(long)]
+    state: Option<PathBuf>,
+    /// Add to the existing database instead of starting a new one (to resume an API ingest).
+    #[arg(long)]
+    resume: bool,
     /// The database to write; replaced only if the ingest succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -68,19 +77,24 @@ fn request(
     skip_site_pages: bool,
 ) -> Request {
     Request {
-        format,
-        paths,
         index,
         skip_site_pages,
+        ..Request::files(format, paths)
     }
 }
 
 pub fn ingest(a: IngestArgs) -> Result<()> {
-    let build = Build::create(&a.db)?;
-    let report = pipeline::ingest::run(
-        &build,
-        &request(a.format, a.paths, a.index, a.skip_site_pages),
-    )?;
+    let build = if a.resume && a.db.exists() {
+        Build::update(&a.db)?
+    } else {
+        Build::create(&a.db)?
+    };
+    let req = Request {
+        page_ids: a.page_ids,
+        state: a.state,
+        ..request(a.format, a.paths, a.index, a.skip_site_pages)
+    };
+    let report = pipeline::ingest::run(&build, &req)?;
     build.finish()?;
     eprintln!(
         "ingested {} pages ({} redirects, {} disambiguation), {} links ({} unresolved) into {}",

@@ -27,6 +27,9 @@ pub enum Format {
     Extractor,
     /// The Wikispeedia folder (`plaintext_articles.tar.gz`, `articles.tsv`, `links.tsv`).
     Wikispeedia,
+    /// The MediaWiki API: PATH is the endpoint (`https://en.wikipedia.org/w/api.php`), pages by
+    /// `--page-ids`; with `--state FILE` an interrupted run can be resumed.
+    Api,
 }
 
 /// What to ingest.
@@ -38,6 +41,40 @@ pub struct Request {
     pub index: Option<PathBuf>,
     /// Wikispeedia: leave out the six SOS Children's site pages (see `wiki::wikispeedia`).
     pub skip_site_pages: bool,
+    /// API: the page ids to fetch.
+    pub page_ids: Vec<u64>,
+    /// API: the file recording fetched ids, for resuming.
+    pub state: Option<PathBuf>,
+}
+
+impl Request {
+    /// A request for files of one format, with no API settings.
+    pub fn files(format: Format, paths: Vec<PathBuf>) -> Request {
+        Request {
+            format,
+            paths,
+            index: None,
+            skip_site_pages: false,
+            page_ids: Vec::new(),
+            state: None,
+        }
+    }
+}
+
+fn api_pages(req: &Request) -> Result<wiki::api::FetchPages> {
+    let url = req
+        .paths
+        .first()
+        .context("--format api needs the endpoint URL as PATH")?;
+    if req.page_ids.is_empty() {
+        bail!("--format api needs --page-ids ID,ID,…");
+    }
+    let options = wiki::api::ApiOptions {
+        state_file: req.state.clone(),
+        ..Default::default()
+    };
+    let client = wiki::api::ApiClient::new(&url.to_string_lossy(), options)?;
+    Ok(client.fetch_pages(&req.page_ids)?)
 }
 
 /// Counts of what an ingest stored.
@@ -209,7 +246,7 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
     let progress = Progress::default();
     let total = total_size(&req.paths);
     let first = req.paths.first().context("no input path given")?;
-    for p in &req.paths {
+    for p in req.paths.iter().filter(|_| req.format != Format::Api) {
         if !p.exists() {
             bail!("{}: no such file or directory", p.display());
         }
@@ -254,6 +291,9 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
             )?;
         }
         Format::Sql => ingest_sql(build, &req.paths, &progress)?,
+        Format::Api => {
+            store_pages(build, api_pages(req)?, &progress, 0)?;
+        }
     }
     let links = build.resolve_links()?;
     let [pages, redirects, disambiguations, stored_links, texts] = build.ingest_counts()?;
@@ -331,6 +371,7 @@ pub fn bench_read(req: &Request) -> Result<ReadFigures> {
             };
             count(&mut wiki::wikispeedia::read_with(first, opts, &progress)?)?
         }
+        Format::Api => count(&mut api_pages(req)?)?,
         Format::Sql => {
             for p in expand_sql_paths(&req.paths)? {
                 for row in wiki::sql::read_pages(&p, &progress)? {

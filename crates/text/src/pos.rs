@@ -137,8 +137,8 @@ pub(crate) struct WordInfo {
     wm2: u32,
     wp1: u32,
     wp2: u32,
-    /// Rows for `suf3`, `suf2`, `suf1`, `pre1` of this word.
-    affix: [u32; 4],
+    /// One row merging this word's `w`, `suf3`, `suf2`, `suf1` and `pre1` rows.
+    own: u32,
     /// `t-1 w` rows: (previous tag, row).
     prev_tag: Vec<(u8, u32)>,
 }
@@ -152,7 +152,7 @@ impl WordInfo {
             wm2: NONE,
             wp1: NONE,
             wp2: NONE,
-            affix: [NONE; 4],
+            own: NONE,
             prev_tag: Vec::new(),
         }
     }
@@ -169,15 +169,16 @@ pub struct Tagger {
     row_start: Vec<u32>,
     /// `weight_in_thousandths << 5 | class`.
     entries: Vec<u32>,
+    /// Feature rows and weights in the model file (before merging).
+    model_rows: usize,
+    model_weights: usize,
     words: FxHashMap<Box<str>, WordInfo>,
     suffix: [FxHashMap<Box<str>, u32>; 4],
-    bias: u32,
-    /// Rows for shapes `x`, `X`, `xd`, `Xd` (index: upper | digit << 1).
-    shape: [u32; 4],
-    /// Tag-context rows, indexed by class, with `n_classes` standing for `<s>`.
-    t1: Vec<u32>,
-    t2: Vec<u32>,
-    t12: Vec<u32>,
+    /// `bias` plus each shape's row, dense; index: upper | digit << 1 (`x`, `X`, `xd`, `Xd`).
+    base: [[i32; MAX_CLASSES]; 4],
+    /// `t-1`, `t-2` and `t-1t-2` rows summed, dense, indexed by `prev * (n + 1) + prev2`
+    /// where `n` (one past the last class) stands for `<s>`.
+    tag_context: Vec<[i32; MAX_CLASSES]>,
     start: WordInfo,
     end: WordInfo,
 }
@@ -186,8 +187,8 @@ impl std::fmt::Debug for Tagger {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tagger")
             .field("labels", &self.labels.len())
-            .field("rows", &(self.row_start.len().saturating_sub(1)))
-            .field("entries", &self.entries.len())
+            .field("rows", &self.model_rows)
+            .field("weights", &self.model_weights)
             .field("words", &self.words.len())
             .finish()
     }
@@ -368,15 +369,48 @@ impl Tagger {
                 .or_insert_with(WordInfo::empty)
                 .tagdict = Some(class);
         }
-        // Resolve each known word's affix rows once, so tagging it needs one lookup.
-        for (word, info) in words.iter_mut() {
+        let (model_rows, model_weights) = (row_start.len() - 1, entries.len());
+        // Integer weights make sums order-free, so rows that always come together are merged
+        // once here: a known word's own rows into one, bias with shape, and the tag context.
+        let dense = |rows: &[u32]| -> [i32; MAX_CLASSES] {
+            let mut d = [0i32; MAX_CLASSES];
+            for &row in rows {
+                add_row(&row_start, &entries, row, &mut d);
+            }
+            d
+        };
+        let mut merged: Vec<(Box<str>, [i32; MAX_CLASSES])> = Vec::with_capacity(words.len());
+        for (word, info) in words.iter() {
             let (s3, s2, s1, p1) = affixes(word);
-            info.affix = [
-                suffix[SUF3].get(s3).copied().unwrap_or(NONE),
-                suffix[SUF2].get(s2).copied().unwrap_or(NONE),
-                suffix[SUF1].get(s1).copied().unwrap_or(NONE),
-                suffix[PRE1].get(p1).copied().unwrap_or(NONE),
-            ];
+            merged.push((
+                word.clone(),
+                dense(&[
+                    info.w,
+                    suffix[SUF3].get(s3).copied().unwrap_or(NONE),
+                    suffix[SUF2].get(s2).copied().unwrap_or(NONE),
+                    suffix[SUF1].get(s1).copied().unwrap_or(NONE),
+                    suffix[PRE1].get(p1).copied().unwrap_or(NONE),
+                ]),
+            ));
+        }
+        let base = [0, 1, 2, 3].map(|k| dense(&[bias, shape[k]]));
+        let mut tag_context = Vec::with_capacity((n + 1) * (n + 1));
+        for p in 0..=n {
+            for p2 in 0..=n {
+                tag_context.push(dense(&[t1[p], t2[p2], t12[p * (n + 1) + p2]]));
+            }
+        }
+        for (word, d) in merged {
+            let id = (row_start.len() - 1) as u32;
+            for (class, &w) in d.iter().enumerate().take(n) {
+                if w != 0 {
+                    entries.push((w << 5) as u32 | class as u32);
+                }
+            }
+            row_start.push(entries.len() as u32);
+            if let Some(info) = words.get_mut(&word) {
+                info.own = id;
+            }
         }
         let start = words.get("<s>").cloned().unwrap_or_else(WordInfo::empty);
         let end = words.get("</s>").cloned().unwrap_or_else(WordInfo::empty);
@@ -385,13 +419,12 @@ impl Tagger {
             upos,
             row_start,
             entries,
+            model_rows,
+            model_weights,
             words,
             suffix,
-            bias,
-            shape,
-            t1,
-            t2,
-            t12,
+            base,
+            tag_context,
             start,
             end,
         })
@@ -455,11 +488,15 @@ impl Tagger {
             let guess = match info.and_then(|w| w.tagdict) {
                 Some(class) => class,
                 None => {
-                    let mut scores = [0i32; MAX_CLASSES];
-                    let mut add = |row: u32| self.add_row(row, &mut scores);
-                    add(self.bias);
+                    let mut scores = self.base[shape_index(word)];
+                    let context = &self.tag_context[prev * (n_tags + 1) + prev2];
+                    for (s, c) in scores.iter_mut().zip(context) {
+                        *s += c;
+                    }
+                    let mut add =
+                        |row: u32| add_row(&self.row_start, &self.entries, row, &mut scores);
                     match info {
-                        Some(w) => w.affix.iter().for_each(|&r| add(r)),
+                        Some(w) => add(w.own),
                         None => {
                             let (s3, s2, s1, p1) = affixes(lower);
                             for (k, a) in [(SUF3, s3), (SUF2, s2), (SUF1, s1), (PRE1, p1)] {
@@ -467,11 +504,6 @@ impl Tagger {
                             }
                         }
                     }
-                    add(self.shape[shape_index(word)]);
-                    add(info.map_or(NONE, |w| w.w));
-                    add(self.t1[prev]);
-                    add(self.t2[prev2]);
-                    add(self.t12[prev * (n_tags + 1) + prev2]);
                     let i = i as isize;
                     add(ctx(i - 1).map_or(NONE, |w| w.wm1));
                     add(ctx(i - 2).map_or(NONE, |w| w.wm2));
@@ -503,21 +535,20 @@ impl Tagger {
     pub(crate) fn upos_of(&self, class: u8) -> Upos {
         self.upos[usize::from(class)]
     }
+}
 
-    #[inline]
-    fn add_row(&self, row: u32, scores: &mut [i32; MAX_CLASSES]) {
-        if row == NONE {
-            return;
-        }
-        let (Some(&a), Some(&b)) = (
-            self.row_start.get(row as usize),
-            self.row_start.get(row as usize + 1),
-        ) else {
-            return;
-        };
-        for &e in &self.entries[a as usize..b as usize] {
-            scores[(e & 31) as usize] += (e as i32) >> 5;
-        }
+/// Adds a sparse row to dense scores (no-op for `NONE`).
+#[inline]
+fn add_row(row_start: &[u32], entries: &[u32], row: u32, scores: &mut [i32; MAX_CLASSES]) {
+    if row == NONE {
+        return;
+    }
+    let (Some(&a), Some(&b)) = (row_start.get(row as usize), row_start.get(row as usize + 1))
+    else {
+        return;
+    };
+    for &e in entries.get(a as usize..b as usize).unwrap_or(&[]) {
+        scores[(e & 31) as usize] += (e as i32) >> 5;
     }
 }
 
@@ -563,8 +594,8 @@ mod tests {
     fn model_loads() {
         let t = Tagger::shared().expect("vendored model loads");
         assert_eq!(t.labels().len(), 20);
-        assert_eq!(t.row_start.len() - 1, 66_441);
-        assert_eq!(t.entries.len(), 211_292);
+        assert_eq!(t.model_rows, 66_441);
+        assert_eq!(t.model_weights, 211_292);
         assert_eq!(t.tag(&Vec::<&str>::new()), Vec::<Upos>::new());
     }
 }

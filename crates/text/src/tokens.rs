@@ -84,8 +84,7 @@ pub fn tokenize_into(text: &str, out: &mut Vec<Token>) {
         }
         let start = i;
         let mut end = scan_alnum(text, i);
-        loop {
-            let Some(sep) = char_at(text, end) else { break };
+        while let Some(sep) = char_at(text, end) {
             let after = end + sep.len_utf8();
             let prev = prev_char(text, end);
             let next = char_at(text, after);

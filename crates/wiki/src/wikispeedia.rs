@@ -378,6 +378,7 @@ pub fn article_text(raw: &str) -> Result<String, String> {
         .iter()
         .map(|l| deindent(l).trim_end())
         .collect();
+    let body = drop_enlarge_captions(&body);
     let first = body
         .iter()
         .position(|l| !l.is_empty())
@@ -389,6 +390,35 @@ pub fn article_text(raw: &str) -> Result<String, String> {
     Ok(body[first..last].join("\n"))
 }
 
+/// Image captions appear as `caption / Enlarge / caption again` (the web page's zoom link).
+/// Keeps the caption once and drops the `Enlarge` line and the repeat, so neither the word
+/// "enlarge" nor the doubled caption weighs in word counts.
+fn drop_enlarge_captions<'a>(body: &[&'a str]) -> Vec<&'a str> {
+    let mut out: Vec<&'a str> = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        if body[i].trim() != "Enlarge" {
+            out.push(body[i]);
+            i += 1;
+            continue;
+        }
+        // The caption is the run of non-blank lines just before `Enlarge`.
+        let caption_len = out
+            .iter()
+            .rev()
+            .take_while(|l| !l.trim().is_empty())
+            .count();
+        let caption = &out[out.len() - caption_len..];
+        let after = &body[i + 1..];
+        let repeat = (1..=caption_len.min(after.len()))
+            .rev()
+            .find(|&k| after[..k] == caption[caption_len - k..] || after[..k] == caption[..k])
+            .unwrap_or(0);
+        i += 1 + repeat;
+    }
+    out
+}
+
 /// Removes up to 3 leading spaces: the text indent of the plaintext files.
 fn deindent(line: &str) -> &str {
     let spaces = line.bytes().take(3).take_while(|&b| b == b' ').count();
@@ -398,6 +428,27 @@ fn deindent(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn drops_enlarge_and_the_repeated_caption() {
+        let body = [
+            "Text.",
+            "",
+            "Wild apple in",
+            "Kazakhstan",
+            "Enlarge",
+            "Wild apple in",
+            "Kazakhstan",
+            "",
+            "More.",
+        ];
+        assert_eq!(
+            drop_enlarge_captions(&body),
+            vec!["Text.", "", "Wild apple in", "Kazakhstan", "", "More."]
+        );
+        let odd = ["Caption", "Enlarge", "Different", "Enlarge"];
+        assert_eq!(drop_enlarge_captions(&odd), vec!["Caption", "Different"]);
+    }
 
     #[test]
     fn decodes_names() {
