@@ -1,5 +1,6 @@
 //! `clue-db`: the command line. Thin on purpose: parses, calls `pipeline` or `query`, prints.
 
+mod bench;
 mod commands;
 mod query_commands;
 
@@ -42,6 +43,9 @@ enum Command {
         #[arg(long, default_value = commands::DEFAULT_DB)]
         db: PathBuf,
     },
+    /// Benchmark: `suggest` latency in one process on seeded random boards (`make bench`).
+    #[command(hide = true)]
+    BenchSuggest(bench::BenchSuggestArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Command::Play(a) => query_commands::play(a),
         Command::Eval(a) => query_commands::eval(a),
         Command::Info { db } => commands::info(&db),
+        Command::BenchSuggest(a) => bench::suggest(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -76,7 +76,7 @@ pub fn closest<'a>(word: &str, terms: &'a [String], n: usize) -> Vec<&'a str> {
 /// Fails, naming the word and the closest covered terms, unless every word is covered.
 pub fn check_covered(words: &[String], terms: &[String]) -> Result<()> {
     for w in words {
-        if terms.binary_search(w).is_err() {
+        if !terms.contains(w) {
             bail!(
                 "{w:?} is not a covered term (the database has no clues for it); closest covered terms: {}",
                 closest(w, terms, 5).join(", ")

@@ -475,7 +475,9 @@ impl Inflector {
                 continue;
             }
             let cand = format!("{stem}{ending}");
-            if self.is_lemma(&cand, pos) {
+            // Two letters are abbreviations in WordNet, not lemmas of a suffixed word
+            // ("was" is not a form of "wa", nor "is" of "i").
+            if cand.chars().count() >= 3 && self.is_lemma(&cand, pos) {
                 push(&cand);
             }
             // Undo consonant doubling: running -> runn -> run, bigger -> bigg -> big.
@@ -713,6 +715,7 @@ mod tests {
             );
         }
         assert_eq!(inf().lemmas("bus"), ["bus"]);
+        assert_eq!(inf().lemmas("was"), ["be"]);
         assert_eq!(inf().lemmas("xyzzyq"), ["xyzzyq"]);
         assert_eq!(inf().lemmas(""), Vec::<String>::new());
     }

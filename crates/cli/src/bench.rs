@@ -1,0 +1,203 @@
+//! `clue-db bench-suggest`: the latency of `suggest` inside one process, for `make bench`.
+//!
+//! The database is opened and the covered terms are read once; each seeded random board is then
+//! answered by the very function `suggest` calls ([`answer`]), with `suggest`'s default `--top`,
+//! so the figures are the cost of one query without process start-up. `--print-boards` prints
+//! the same boards so `scripts/bench.sh` can time whole `clue-db suggest` processes on them.
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use query::game::{Board, Request, Role, Strategy, StrategyKind, game_seed};
+use std::path::PathBuf;
+use std::time::Instant;
+use store::Store;
+
+use crate::commands::DEFAULT_DB;
+use crate::query_commands::answer;
+
+/// `suggest`'s default `--top`: the benchmark asks for as many suggestions as a user does.
+const TOP: usize = 5;
+
+#[derive(Args)]
+pub struct BenchSuggestArgs {
+    /// Random boards per strategy (red's view of a fresh 9/8/7/1 board).
+    #[arg(long, default_value_t = 1000)]
+    boards: usize,
+    /// Seed of the boards (board `i` uses the seed `eval` would give game `i`).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Strategies to time, comma-separated.
+    #[arg(long, default_value = "threshold,herfindahl")]
+    strategies: String,
+    /// Print N boards instead, one per line: `pos<TAB>neg<TAB>assassin`, words comma-separated
+    /// (the arguments of `clue-db suggest`).
+    #[arg(long, value_name = "N")]
+    print_boards: Option<usize>,
+    /// The database.
+    #[arg(long, default_value = DEFAULT_DB)]
+    db: PathBuf,
+}
+
+/// Latency figures of one strategy, in milliseconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Latency {
+    pub median: f64,
+    pub p95: f64,
+    pub max: f64,
+    pub mean: f64,
+}
+
+/// The `p`-quantile (0 < p ≤ 1) of sorted values by the nearest-rank rule (the value at rank
+/// ⌈p·n⌉), which `scripts/bench.sh` uses too, so both tables compare. `None` when empty.
+pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
+    let n = sorted.len();
+    let rank = ((p * n as f64).ceil() as usize).clamp(1, n.max(1));
+    sorted.get(rank - 1).copied()
+}
+
+/// Median, p95, max and mean of unsorted samples; `None` when there are none.
+pub fn latency(samples: &[f64]) -> Option<Latency> {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    Some(Latency {
+        median: nearest_rank(&s, 0.5)?,
+        p95: nearest_rank(&s, 0.95)?,
+        max: *s.last()?,
+        mean: s.iter().sum::<f64>() / s.len() as f64,
+    })
+}
+
+/// `n` seeded boards over `terms`, as red's spymaster sees them.
+pub fn boards(terms: &[String], n: usize, seed: u64) -> Result<Vec<Request>> {
+    (0..n)
+        .map(|i| {
+            Board::random(terms, game_seed(seed, i))
+                .map(|b| b.request_for(Role::Red))
+                .with_context(|| format!("board {i} (seed {seed})"))
+        })
+        .collect()
+}
+
+/// One board as a line of `pos<TAB>neg<TAB>assassin`; refuses words that would break the line.
+pub fn board_line(req: &Request) -> Result<String> {
+    for w in req.board_words() {
+        if w.contains([',', '\t', '\n']) {
+            bail!("card word {w:?} holds a comma, tab or newline: cannot print it as a board line");
+        }
+    }
+    Ok(format!(
+        "{}\t{}\t{}",
+        req.pos.join(","),
+        req.neg.join(","),
+        req.assassin.as_deref().unwrap_or("")
+    ))
+}
+
+pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
+    let store = Store::open(&a.db)?;
+    let terms = store.terms()?;
+    if let Some(n) = a.print_boards {
+        for req in boards(&terms, n, a.seed)? {
+            println!("{}", board_line(&req)?);
+        }
+        return Ok(());
+    }
+    let kinds: Vec<StrategyKind> = a
+        .strategies
+        .split(',')
+        .map(|s| s.trim().parse())
+        .collect::<Result<_>>()
+        .context("--strategies")?;
+    let reqs = boards(&terms, a.boards, a.seed)?;
+    println!(
+        "suggest in one process: {} boards per strategy (seed {}), --top {TOP}, {}",
+        reqs.len(),
+        a.seed,
+        a.db.display()
+    );
+    println!(
+        "{:<12} {:>7} {:>10} {:>9} {:>9} {:>9} {:>8}",
+        "strategy", "boards", "median ms", "p95 ms", "max ms", "mean ms", "no clue"
+    );
+    for kind in kinds {
+        let strategy = kind.with_top(TOP);
+        let mut ms = Vec::with_capacity(reqs.len());
+        let mut no_clue = 0usize;
+        for (i, req) in reqs.iter().enumerate() {
+            let start = Instant::now();
+            let ans = answer(&store, req, strategy)
+                .with_context(|| format!("board {i}: {}", board_line(req).unwrap_or_default()))?;
+            ms.push(start.elapsed().as_secs_f64() * 1e3);
+            no_clue += usize::from(ans.clue.is_none());
+        }
+        let Some(l) = latency(&ms) else {
+            bail!("--boards 0: nothing to time");
+        };
+        println!(
+            "{:<12} {:>7} {:>10.3} {:>9.3} {:>9.3} {:>9.3} {:>8}",
+            kind.name(),
+            ms.len(),
+            l.median,
+            l.p95,
+            l.max,
+            l.mean,
+            no_clue
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_by_hand() {
+        let s = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
+        // ⌈0.5·10⌉ = 5 → 5.0; ⌈0.95·10⌉ = 10 → 10.0; ⌈0.1·10⌉ = 1 → 1.0.
+        assert_eq!(nearest_rank(&s, 0.5), Some(5.0));
+        assert_eq!(nearest_rank(&s, 0.95), Some(10.0));
+        assert_eq!(nearest_rank(&s, 0.1), Some(1.0));
+        assert_eq!(nearest_rank(&[], 0.5), None);
+        // Unsorted input, 20 samples: p95 is rank 19.
+        let v: Vec<f64> = (1..=20).rev().map(f64::from).collect();
+        let l = latency(&v).unwrap();
+        assert_eq!(l.median, 10.0);
+        assert_eq!(l.p95, 19.0);
+        assert_eq!(l.max, 20.0);
+        assert_eq!(l.mean, 10.5);
+        assert_eq!(latency(&[]), None);
+    }
+
+    #[test]
+    fn boards_are_seeded_full_and_printable() {
+        let terms: Vec<String> = (0..40).map(|i| format!("w{i:02}")).collect();
+        let a = boards(&terms, 3, 7).unwrap();
+        assert_eq!(a, boards(&terms, 3, 7).unwrap());
+        assert_ne!(a[0], a[1]);
+        for r in &a {
+            assert_eq!((r.pos.len(), r.neg.len()), (9, 15));
+            let mut all = r.board_words();
+            all.sort();
+            all.dedup();
+            assert_eq!(all.len(), 25);
+        }
+        let line = board_line(&a[0]).unwrap();
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 3);
+        assert_eq!(fields[0].split(',').count(), 9);
+        assert_eq!(fields[1].split(',').count(), 15);
+        assert_eq!(Some(fields[2]), a[0].assassin.as_deref());
+        // Too few terms for a board is an error naming the board, not a panic.
+        let err = boards(&terms[..24], 1, 7).unwrap_err();
+        assert!(
+            format!("{err:#}").starts_with("board 0 (seed 7)"),
+            "{err:#}"
+        );
+        let bad = Request {
+            pos: vec!["a,b".into()],
+            ..Request::default()
+        };
+        assert!(board_line(&bad).is_err());
+    }
+}
