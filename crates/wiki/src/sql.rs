@@ -97,9 +97,9 @@ pub struct SqlReader {
     schema_generation: u64,
     slots: Vec<Slot>,
     scratch: Vec<u8>,
-    /// Line and column (1-based) where the current tuple starts.
-    row_line: u64,
-    row_column: usize,
+    /// Offset in `buf` where the current tuple starts. Its line and column are worked out only
+    /// when asked (an error): counting newlines for every tuple of a 1 MB line is quadratic.
+    row_start: usize,
 }
 
 /// The current tuple of a [`SqlReader`].
@@ -109,8 +109,12 @@ pub struct Row<'a> {
     columns: &'a [String],
     table: &'a str,
     path: &'a Path,
-    line: u64,
-    column: usize,
+    /// The reader's buffer, its first line number, and where the tuple starts in it.
+    buf: &'a [u8],
+    first_line: u64,
+    start: usize,
+    /// The reader's schema generation when this row was read.
+    generation: u64,
 }
 
 impl SqlReader {
@@ -136,8 +140,7 @@ impl SqlReader {
             schema_generation: 0,
             slots: Vec::new(),
             scratch: Vec::new(),
-            row_line: 0,
-            row_column: 0,
+            row_start: 0,
         }
     }
 
@@ -171,8 +174,10 @@ impl SqlReader {
                 columns: &self.columns,
                 table: &self.insert_table,
                 path: &self.path,
-                line: self.row_line,
-                column: self.row_column,
+                buf: &self.buf,
+                first_line: self.line_no,
+                start: self.row_start,
+                generation: self.schema_generation,
             })),
             Ok(false) => {
                 self.state = State::Done;
@@ -371,8 +376,7 @@ impl SqlReader {
         loop {
             match parse_tuple(&self.buf, start, &mut self.slots, &mut self.scratch) {
                 Ok(end) => {
-                    self.row_line = self.line_of(start);
-                    self.row_column = self.column_of(start);
+                    self.row_start = start;
                     self.pos = end;
                     return Ok(());
                 }
@@ -395,23 +399,11 @@ impl SqlReader {
         }
     }
 
-    /// 1-based line number of a buffer offset.
-    fn line_of(&self, at: usize) -> u64 {
-        let at = at.min(self.buf.len());
-        self.line_no + memchr::memchr_iter(b'\n', &self.buf[..at]).count() as u64
-    }
-
-    /// 1-based byte column of a buffer offset within its line.
-    fn column_of(&self, at: usize) -> usize {
-        let at = at.min(self.buf.len());
-        at - memchr::memrchr(b'\n', &self.buf[..at]).map_or(0, |p| p + 1) + 1
-    }
-
     fn error_at(&self, at: usize, message: impl std::fmt::Display) -> Error {
         Error::parse(
             &self.path,
-            Position::Line(self.line_of(at)),
-            format!("column {}: {message}", self.column_of(at)),
+            Position::Line(line_at(&self.buf, self.line_no, at)),
+            format!("column {}: {message}", column_at(&self.buf, at)),
         )
     }
 }
@@ -443,17 +435,18 @@ impl<'a> Row<'a> {
 
     /// Line of the file where the tuple starts.
     pub fn line(&self) -> u64 {
-        self.line
+        line_at(self.buf, self.first_line, self.start)
     }
 
     fn error(&self, column: usize, message: impl std::fmt::Display) -> Error {
         let name = self.columns.get(column).map_or("?", String::as_str);
         Error::parse(
             self.path,
-            Position::Line(self.line),
+            Position::Line(self.line()),
             format!(
                 "column {}: `{}`.`{name}`: {message}",
-                self.column, self.table
+                column_at(self.buf, self.start),
+                self.table
             ),
         )
     }
@@ -513,6 +506,18 @@ impl<'a> Row<'a> {
     fn title(&self, column: usize) -> Result<String> {
         Ok(normalize(self.text(column)?))
     }
+}
+
+/// 1-based line number of offset `at` of a buffer whose first line is `first_line`.
+fn line_at(buf: &[u8], first_line: u64, at: usize) -> u64 {
+    let at = at.min(buf.len());
+    first_line + memchr::memchr_iter(b'\n', &buf[..at]).count() as u64
+}
+
+/// 1-based byte column of offset `at` within its line.
+fn column_at(buf: &[u8], at: usize) -> usize {
+    let at = at.min(buf.len());
+    at - memchr::memrchr(b'\n', &buf[..at]).map_or(0, |p| p + 1) + 1
 }
 
 /// Parses `(v, v, ..)` starting at `buf[start] == b'('`; returns the offset after `)`.
@@ -648,6 +653,23 @@ fn hex(
 
 /// Parses an integer or a float starting at `i`.
 fn number(buf: &[u8], i: usize, slots: &mut Vec<Slot>) -> std::result::Result<usize, TupleError> {
+    // Fast path for the ids and namespaces that make up most of a link dump: up to 18 digits
+    // cannot overflow an i64.
+    let digits = buf[i..]
+        .iter()
+        .take(19)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if (1..=18).contains(&digits)
+        && let Some(&next) = buf.get(i + digits)
+        && matches!(next, b',' | b')' | b' ')
+    {
+        let value = buf[i..i + digits]
+            .iter()
+            .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+        slots.push(Slot::Int(value));
+        return Ok(i + digits);
+    }
     let len = buf[i..]
         .iter()
         .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
@@ -739,10 +761,10 @@ impl<T: SqlRecord> Records<T> {
 
     fn next_record(&mut self) -> Result<Option<T>> {
         loop {
-            let generation = self.reader.schema_generation();
             let Some(row) = self.reader.next_row()? else {
                 return Ok(None);
             };
+            let generation = row.generation;
             if self.columns.as_ref().map(|c| c.0) != Some(generation) {
                 let resolved = if row.columns().is_empty() {
                     Err(format!(
@@ -753,7 +775,7 @@ impl<T: SqlRecord> Records<T> {
                     T::columns(row.columns())
                 };
                 let resolved =
-                    resolved.map_err(|m| Error::parse(row.path, Position::Line(row.line), m))?;
+                    resolved.map_err(|m| Error::parse(row.path, Position::Line(row.line()), m))?;
                 self.columns = Some((generation, resolved));
             }
             let Some((_, columns)) = &self.columns else {

@@ -324,6 +324,16 @@ fn malformed_inputs_name_their_line() {
         (Position::Line(1), "bad id \"x1\"".into())
     );
 
+    // Stray text between documents.
+    let path = write(
+        &dir,
+        "h.txt",
+        format!("{}</doc>\nstray\n{}</doc>\n", header("1"), header("2")).as_bytes(),
+    );
+    let (position, message) = first_error(&path);
+    assert_eq!(position, Position::Line(6));
+    assert_eq!(message, "expected a <doc ...> line, found \"stray\"");
+
     let path = write(&dir, "g.txt", b"\nplain text, not WikiExtractor\n");
     let (position, message) = first_error(&path);
     assert_eq!(position, Position::Line(2));
