@@ -98,10 +98,6 @@ pub struct EvalArgs {
     db: PathBuf,
 }
 
-fn open(db: &PathBuf) -> Result<Store<'static>> {
-    Store::open(db)
-}
-
 /// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
 pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<Answer> {
     let board = req.board_words();
@@ -111,7 +107,7 @@ pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<An
 }
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
-    let store = open(&a.db)?;
+    let store = Store::open(&a.db)?;
     let req = Request {
         pos: parse_list(&a.pos),
         neg: parse_list(&a.neg),
@@ -157,7 +153,7 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
 }
 
 pub fn explain(a: ExplainArgs) -> Result<()> {
-    let store = open(&a.db)?;
+    let store = Store::open(&a.db)?;
     let clue = normalize_word(&a.clue);
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
     check_covered(&terms, &store.terms()?)?;
@@ -208,7 +204,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
 }
 
 pub fn guess(a: GuessArgs) -> Result<()> {
-    let store = open(&a.db)?;
+    let store = Store::open(&a.db)?;
     let board = parse_list(&a.board);
     if board.is_empty() {
         bail!("--board is empty: give the unrevealed words, comma-separated");
@@ -234,7 +230,7 @@ pub fn guess(a: GuessArgs) -> Result<()> {
 }
 
 pub fn play(a: PlayArgs) -> Result<()> {
-    let store = open(&a.db)?;
+    let store = Store::open(&a.db)?;
     let g = game::play(
         a.seed,
         &a.strategy,
@@ -288,7 +284,7 @@ pub fn play(a: PlayArgs) -> Result<()> {
 }
 
 pub fn eval(a: EvalArgs) -> Result<()> {
-    let store = open(&a.db)?;
+    let store = Store::open(&a.db)?;
     let kinds: Vec<StrategyKind> = a
         .strategies
         .split(',')

@@ -140,7 +140,7 @@ pub fn store_pages(
         } else {
             duplicates += 1;
         }
-        if (n as u64 + 1) % BATCH == 0 {
+        if (n as u64 + 1).is_multiple_of(BATCH) {
             build.commit()?;
             build.begin()?;
         }
@@ -248,7 +248,7 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
             text: None,
         })?;
         n += 1;
-        if n % BATCH == 0 {
+        if n.is_multiple_of(BATCH) {
             build.commit()?;
             build.begin()?;
         }
@@ -259,28 +259,22 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
             build.set_redirect(row.from, &row.title)?;
         }
     }
-    if let Some(f) = sql_file(&paths, "pagelinks") {
-        let mut targets = std::collections::HashMap::new();
-        if let Some(lt) = sql_file(&paths, "linktarget") {
-            for row in wiki::sql::read_linktargets(lt, progress)? {
-                let row = row?;
-                targets.insert(row.id, (row.ns, row.title));
-            }
+    if let Some(lt) = sql_file(&paths, "linktarget") {
+        for row in wiki::sql::read_linktargets(lt, progress)? {
+            let row = row?;
+            build.stage_link_target(row.id, row.ns, &row.title)?;
         }
-        let mut missing = 0u64;
+    }
+    if let Some(f) = sql_file(&paths, "pagelinks") {
         for row in wiki::sql::read_pagelinks(f, progress)? {
             let row = row?;
             match row.target {
                 wiki::sql::LinkTarget::Title { ns, title } => {
                     build.stage_link(row.from, ns, &title)?
                 }
-                wiki::sql::LinkTarget::Id(id) => match targets.get(&id) {
-                    Some((ns, title)) => build.stage_link(row.from, *ns, title)?,
-                    None => missing += 1,
-                },
+                wiki::sql::LinkTarget::Id(id) => build.stage_link_by_target(row.from, id)?,
             }
         }
-        build.set_meta("ingest.link_targets_missing", &missing.to_string())?;
     }
     build.commit()?;
     Ok(())
@@ -371,6 +365,7 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
             ("links_staged", links.staged.to_string()),
             ("links_unresolved", links.unresolved.to_string()),
             ("links_via_redirect", links.via_redirect.to_string()),
+            ("link_targets_missing", links.missing_targets.to_string()),
             ("texts", texts.to_string()),
             ("bytes_read", progress.disk().to_string()),
             ("bytes_decoded", progress.decoded().to_string()),

@@ -28,6 +28,8 @@ pub struct LinkStats {
     pub via_redirect: u64,
     /// Staged links whose target (or redirect target) is not a stored page, or whose source is not.
     pub unresolved: u64,
+    /// SQL `pagelinks` rows whose target id has no `linktarget` row (not counted in `staged`).
+    pub missing_targets: u64,
 }
 
 impl Build {
@@ -86,10 +88,67 @@ impl Build {
         Ok(())
     }
 
+    /// Stages a `linktarget` row (SQL dumps): target id -> `(ns, title)`, joined in SQLite so
+    /// that no dump-sized map is held in memory.
+    pub fn stage_link_target(&self, id: u64, ns: i32, title: &str) -> Result<()> {
+        self.conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS ingest_linktargets (id INTEGER PRIMARY KEY, ns INTEGER NOT NULL, title TEXT NOT NULL);",
+        )?;
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO ingest_linktargets (id, ns, title) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![id as i64, ns, title])?;
+        Ok(())
+    }
+
+    /// Stages a `pagelinks` row of the current layout: page `src` links to link target `target`.
+    pub fn stage_link_by_target(&self, src: u64, target: u64) -> Result<()> {
+        self.conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS ingest_pagelinks (src INTEGER NOT NULL, target INTEGER NOT NULL);",
+        )?;
+        self.conn
+            .prepare_cached("INSERT INTO ingest_pagelinks (src, target) VALUES (?1, ?2)")?
+            .execute(params![src as i64, target as i64])?;
+        Ok(())
+    }
+
+    /// Joins staged `pagelinks` rows through staged `linktarget` rows into title links. Returns
+    /// how many rows named a target id with no `linktarget` row.
+    fn join_link_targets(&self) -> Result<u64> {
+        let c = &self.conn;
+        let has = |t: &str| -> Result<bool> {
+            Ok(c.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [t],
+                |r| r.get::<_, i64>(0),
+            )? > 0)
+        };
+        if !has("ingest_pagelinks")? {
+            return Ok(0);
+        }
+        c.execute_batch(
+            "CREATE TABLE IF NOT EXISTS ingest_linktargets (id INTEGER PRIMARY KEY, ns INTEGER NOT NULL, title TEXT NOT NULL);",
+        )?;
+        let missing: i64 = c.query_row(
+            "SELECT count(*) FROM ingest_pagelinks p LEFT JOIN ingest_linktargets t ON t.id = p.target WHERE t.id IS NULL",
+            [],
+            |r| r.get(0),
+        )?;
+        c.execute_batch(
+            "INSERT INTO ingest_links (src, ns, title)
+               SELECT p.src, t.ns, t.title FROM ingest_pagelinks p JOIN ingest_linktargets t ON t.id = p.target;
+             DROP TABLE ingest_pagelinks; DROP TABLE ingest_linktargets;",
+        )
+        .context("joining pagelinks through linktarget")?;
+        Ok(missing as u64)
+    }
+
     /// Turns staged links into `links` between stored pages, following one redirect hop, then
-    /// drops the staging table.
+    /// drops the staging tables.
     pub fn resolve_links(&self) -> Result<LinkStats> {
         self.ensure_staging()?;
+        let missing_targets = self.join_link_targets()?;
         let c = &self.conn;
         c.execute_batch("CREATE INDEX IF NOT EXISTS ingest_links_src ON ingest_links (src);")?;
         let staged: i64 = c.query_row("SELECT count(*) FROM ingest_links", [], |r| r.get(0))?;
@@ -119,6 +178,7 @@ impl Build {
         .context("storing resolved links")?;
         let after: i64 = c.query_row("SELECT count(*) FROM links", [], |r| r.get(0))?;
         Ok(LinkStats {
+            missing_targets,
             staged: staged as u64,
             stored: (after - before) as u64,
             via_redirect: via as u64,
@@ -181,10 +241,35 @@ mod tests {
                 staged: 6,
                 stored: 2,
                 via_redirect: 1,
-                unresolved: 3
+                unresolved: 3,
+                missing_targets: 0
             }
         );
         assert_eq!(b.ingest_counts().unwrap(), [4, 2, 0, 2, 4]);
+    }
+
+    #[test]
+    fn joins_pagelinks_through_linktargets() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = Build::create(&dir.path().join("t.sqlite")).unwrap();
+        b.insert_page(&page(1, "Apple", None)).unwrap();
+        b.insert_page(&page(2, "Fruit", None)).unwrap();
+        b.stage_link_target(10, 0, "Fruit").unwrap();
+        b.stage_link_target(11, 0, "Nowhere").unwrap();
+        b.stage_link_by_target(1, 10).unwrap();
+        b.stage_link_by_target(1, 11).unwrap();
+        b.stage_link_by_target(2, 99).unwrap(); // no such link target
+        let s = b.resolve_links().unwrap();
+        assert_eq!(
+            s,
+            LinkStats {
+                staged: 2,
+                stored: 1,
+                via_redirect: 0,
+                unresolved: 1,
+                missing_targets: 1
+            }
+        );
     }
 
     #[test]
