@@ -198,9 +198,6 @@ pub fn analyse_docs(
         let Some(word) = vectors.vocabulary.get(id as usize) else {
             continue;
         };
-        if !legality.allows(word) {
-            continue;
-        }
         for (slot, doc) in rc.iter_mut().zip(&r) {
             *slot = doc
                 .binary_search_by_key(&id, |&(i, _)| i)
@@ -211,10 +208,16 @@ pub fn analyse_docs(
         if is_dangerous(&prof, k) {
             continue;
         }
+        // Legality (inflection look-ups against every card) is the costly test: ask it only of
+        // a word that would become some cluster's best, once.
+        let mut legal = None;
         for (i, &w) in prof.weights.iter().take(k).enumerate() {
             // Strictly better, or equal and alphabetically first (ids are alphabetical,
             // visited ascending, so the first one seen wins a tie).
-            if w > 0.0 && best[i].is_none_or(|(bw, _)| w > bw) {
+            if w > 0.0
+                && best[i].is_none_or(|(bw, _)| w > bw)
+                && *legal.get_or_insert_with(|| legality.allows(word))
+            {
                 best[i] = Some((w, id));
             }
         }

@@ -96,9 +96,6 @@ pub fn rank(
     let candidates: BTreeSet<&String> = pos.iter().flat_map(|(_, m)| m.keys()).collect();
     let mut out = Vec::new();
     for clue in candidates {
-        if !legality.allows(clue) {
-            continue;
-        }
         let mut threshold = neg
             .iter()
             .filter_map(|m| m.get(clue))
@@ -123,8 +120,12 @@ pub fn rank(
         });
     }
     crate::game::sort_suggestions(&mut out);
-    out.truncate(params.top);
-    out
+    // Legality (inflection look-ups against every card) is the costly test: apply it best
+    // first, and only until `top` clues pass.
+    out.into_iter()
+        .filter(|s| legality.allows(&s.clue))
+        .take(params.top)
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,177 @@
+//! Helpers shared by the end-to-end tests: where things are, running `clue-db`, reading the
+//! database it wrote.
+//!
+//! Each test binary includes this module and uses part of it, hence `dead_code` is allowed.
+#![allow(dead_code)]
+
+use rusqlite::{Connection, OpenFlags};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root: the working folder of every command, so relative defaults
+/// (`pipeline/`, `db/`) mean what they mean for a user.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+/// The shared data folder (`../shared/data` beside the repository).
+pub fn data() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
+}
+
+/// The repository's hand-kept pipeline inputs.
+pub fn inputs() -> PathBuf {
+    repo_root().join("pipeline")
+}
+
+/// The enwiki XML excerpt (206 pages, 100 redirects).
+pub fn enwiki_sample() -> PathBuf {
+    data()
+        .join("enwiki-sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+}
+
+/// A file of the SQL fixtures.
+pub fn sql_sample(name: &str) -> PathBuf {
+    data().join("sql-sample").join(name)
+}
+
+/// The result of one run of the binary, with its output decoded for assertions.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// Panics with both streams unless the run succeeded.
+    #[track_caller]
+    pub fn ok(self) -> Run {
+        assert!(
+            self.success(),
+            "clue-db failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+            self.code,
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    /// Panics unless the run failed with a non-zero exit code (not a signal, not success).
+    #[track_caller]
+    pub fn failed(self) -> Run {
+        assert!(
+            matches!(self.code, Some(c) if c != 0),
+            "clue-db should have failed, exit {:?}\nstdout:\n{}\nstderr:\n{}",
+            self.code,
+            self.stdout,
+            self.stderr
+        );
+        assert!(
+            !self.stderr.contains("panicked"),
+            "clue-db panicked instead of reporting an error:\n{}",
+            self.stderr
+        );
+        self
+    }
+
+    /// Parses stdout as one JSON value.
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|e| {
+            panic!("stdout is not JSON ({e}):\n{}", self.stdout);
+        })
+    }
+}
+
+/// Runs `clue-db ARGS` from the repository root.
+pub fn clue_db<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_clue-db"))
+        .args(args)
+        .current_dir(repo_root())
+        .output()
+        .expect("running clue-db");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Opens a database read-only for inspection.
+pub fn open(db: &Path) -> Connection {
+    Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .unwrap_or_else(|e| panic!("opening {}: {e}", db.display()))
+}
+
+/// One integer from a query.
+#[track_caller]
+pub fn count(conn: &Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// One `meta` value.
+#[track_caller]
+pub fn meta(conn: &Connection, key: &str) -> Option<String> {
+    use rusqlite::OptionalExtension;
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()
+        .unwrap_or_else(|e| panic!("meta {key}: {e}"))
+}
+
+/// The files in `dir` whose name holds `.tmp` (what a failed build must not leave behind).
+pub fn tmp_leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("listing the test folder")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect()
+}
+
+/// Counts whole-word, case-insensitive occurrences of `word` in `text`.
+pub fn word_count(text: &str, word: &str) -> usize {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.eq_ignore_ascii_case(word))
+        .count()
+}
+
+/// Folder prefix of the pipeline databases built by the test binaries (see [`built_db_dir`]).
+const BUILT_PREFIX: &str = "clue-db-e2e-";
+
+/// A fresh folder for a database that lives as long as the test process: statics are never
+/// dropped, so a `TempDir` in one would never be deleted. It is made in Cargo's per-target
+/// scratch folder, named by process id, and folders of earlier runs whose process is gone are
+/// removed first (on Linux, by looking for `/proc/PID`), so repeated runs do not pile up copies
+/// of a 120 MB database while concurrent runs keep theirs.
+pub fn built_db_dir(tag: &str) -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(&root).expect("creating CARGO_TARGET_TMPDIR");
+    if Path::new("/proc/self").exists() {
+        for e in std::fs::read_dir(&root)
+            .expect("listing CARGO_TARGET_TMPDIR")
+            .flatten()
+        {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(rest) = name.strip_prefix(BUILT_PREFIX) else {
+                continue;
+            };
+            let pid = rest.split('-').next().unwrap_or("");
+            if !pid.is_empty() && !Path::new("/proc").join(pid).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    let dir = root.join(format!("{BUILT_PREFIX}{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("creating the database folder");
+    dir
+}
