@@ -5,8 +5,8 @@
 #
 # Settings (environment):
 #   DATA                  the shared data folder        (default ../shared/data)
-#   BENCH_BOARDS          boards per strategy, in one process          (default 300)
-#   BENCH_PROCESS_BOARDS  boards per strategy, one `clue-db suggest` each (default 120)
+#   BENCH_BOARDS          boards per strategy, in one process          (default 1000)
+#   BENCH_PROCESS_BOARDS  boards per strategy, one `clue-db suggest` each (default 1000)
 #   BENCH_SEED            seed of the boards                            (default 1)
 #   BENCH_MS_REPEAT       copies of the enwiki excerpt in the multistream dump (default 5)
 set -euo pipefail
@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 DATA=${DATA:-../shared/data}
 BIN=target/release/clue-db
-BOARDS=${BENCH_BOARDS:-300}
-PROCESS_BOARDS=${BENCH_PROCESS_BOARDS:-120}
+BOARDS=${BENCH_BOARDS:-1000}
+PROCESS_BOARDS=${BENCH_PROCESS_BOARDS:-1000}
 SEED=${BENCH_SEED:-1}
 MS_REPEAT=${BENCH_MS_REPEAT:-5}
 STRATEGIES=(threshold herfindahl)

@@ -301,6 +301,32 @@ fn sql_fixtures_current_layout() {
     );
 }
 
+#[test]
+fn sql_pagelinks_whose_targets_are_missing() {
+    // The dewiki excerpts: 731 pagelinks rows (the INSERT goes on over a second line) whose
+    // target ids are none of the 191 linktarget rows. Copied under names that say their table.
+    let dir = tempfile::tempdir().unwrap();
+    let lt = dir.path().join("dewiki-20240901-linktarget.sql");
+    let pl = dir.path().join("dewiki-20240901-pagelinks.sql");
+    std::fs::copy(sql_sample("dewiki-20240901-linktarget-small.sql"), &lt).unwrap();
+    std::fs::copy(sql_sample("dewiki-20240901-pagelinks-small.sql"), &pl).unwrap();
+    let db = dir.path().join("s.sqlite");
+    ingest(
+        "sql",
+        &[&sql_sample("test-20240901-page.sql"), &lt, &pl],
+        &[],
+        &db,
+    )
+    .ok();
+    let c = open(&db);
+    assert_eq!(count(&c, "SELECT count(*) FROM pages"), 14);
+    assert_eq!(count(&c, "SELECT count(*) FROM links"), 0);
+    assert_eq!(
+        meta(&c, "ingest.link_targets_missing").as_deref(),
+        Some("731")
+    );
+}
+
 /// The pre-2024 `pagelinks` layout (real DDL column order), rows chosen against the page fixture.
 const OLD_PAGELINKS: &str = "-- MySQL dump 10.19  Distrib 10.3.38-MariaDB, for debian-linux-gnu (x86_64)
 --

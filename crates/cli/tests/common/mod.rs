@@ -175,3 +175,9 @@ pub fn built_db_dir(tag: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("creating the database folder");
     dir
 }
+
+/// A path as `&str`, for argument lists (the test paths are UTF-8).
+pub fn utf8(p: &Path) -> &str {
+    p.to_str()
+        .unwrap_or_else(|| panic!("{} is not UTF-8", p.display()))
+}

@@ -1,0 +1,298 @@
+//! The pipeline's tables on Wikispeedia: coverage, the score formula, inflections, `meta`,
+//! re-running a stage, and a failing stage.
+
+use crate::common::{clue_db, count, inputs, meta, open, tmp_leftovers, utf8, word_count};
+use crate::db;
+use rusqlite::Connection;
+use std::path::Path;
+
+const STAGES: [&str; 7] = [
+    "terms",
+    "term_pages",
+    "clue_pages",
+    "count",
+    "chunks",
+    "pagerank",
+    "scores",
+];
+
+/// Every `scores` row, ordered, for comparing two databases.
+fn all_scores(c: &Connection) -> Vec<(String, String, f64, i64, String, i64)> {
+    let mut st = c
+        .prepare(
+            "SELECT clue, term, score, page_id, direction, count FROM scores ORDER BY clue, term",
+        )
+        .unwrap();
+    st.query_map([], |r| {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+        ))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+/// A copy of the shared database in its own folder, for tests that write.
+fn copy_db(dir: &Path) -> std::path::PathBuf {
+    let copy = dir.join("clues.sqlite");
+    std::fs::copy(db(), &copy).unwrap();
+    copy
+}
+
+#[test]
+fn terms_are_covered_and_scored() {
+    let c = open(db());
+    let terms = count(&c, "SELECT count(*) FROM terms");
+    assert!(terms >= 100, "only {terms} covered terms");
+    // Covered and uncovered terms add up to the 400 card words of pipeline/terms.txt.
+    let uncovered = meta(&c, "term_pages.uncovered").unwrap_or_default();
+    let uncovered: Vec<&str> = uncovered.split(',').filter(|s| !s.is_empty()).collect();
+    assert_eq!(terms + uncovered.len() as i64, 400);
+    assert_eq!(meta(&c, "terms.listed").as_deref(), Some("400"));
+    // Covered means at least one term page, and the count agrees with term_pages.
+    assert_eq!(
+        count(
+            &c,
+            "SELECT count(*) FROM terms t WHERE page_count < 1 OR page_count <> \
+             (SELECT count(*) FROM term_pages p WHERE p.term = t.term)"
+        ),
+        0
+    );
+    // Every covered term has clues.
+    assert_eq!(
+        count(
+            &c,
+            "SELECT count(*) FROM terms WHERE term NOT IN (SELECT term FROM scores)"
+        ),
+        0
+    );
+    let fruit_apple: f64 = c
+        .query_row(
+            "SELECT score FROM scores WHERE clue = 'fruit' AND term = 'apple'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(fruit_apple > 0.0 && fruit_apple < 1.0, "{fruit_apple}");
+    // One row per (clue, term): the maximum is kept.
+    assert_eq!(
+        count(&c, "SELECT count(*) FROM scores"),
+        count(
+            &c,
+            "SELECT count(*) FROM (SELECT DISTINCT clue, term FROM scores)"
+        )
+    );
+}
+
+#[test]
+fn scores_follow_the_formula() {
+    // score = min(1, PR(page)/6) · (1 − 0.7ⁿ), with the page and n the row's own provenance;
+    // clues are lower-case single words, never the term.
+    let c = open(db());
+    let mut st = c
+        .prepare(
+            "SELECT s.clue, s.term, s.score, s.count, p.pagerank, s.direction \
+             FROM scores s JOIN pages p ON p.id = s.page_id",
+        )
+        .unwrap();
+    let rows: Vec<(String, String, f64, i64, f64, String)> = st
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len() as i64, count(&c, "SELECT count(*) FROM scores"));
+    let mut directions = std::collections::BTreeSet::new();
+    for (clue, term, score, n, pr, dir) in &rows {
+        let want = (pr / 6.0).min(1.0) * (1.0 - 0.7f64.powi(*n as i32));
+        assert!(
+            (score - want).abs() < 1e-9,
+            "{clue}/{term}: score {score}, formula gives {want} (PR {pr}, n {n})"
+        );
+        // db/README.md says [0, 1), but 1 − 0.7ⁿ rounds to 1.0 in f64 for n ≥ 104
+        // ("city" counted 193 times on the "New York City" page gives exactly 1.0).
+        assert!(*score > 0.0 && *score <= 1.0, "{clue}/{term}: {score}");
+        assert!(
+            !clue.is_empty() && !clue.contains(char::is_whitespace) && *clue == clue.to_lowercase(),
+            "clue {clue:?} is not one lower-case word"
+        );
+        assert_ne!(clue, term);
+        directions.insert(dir.clone());
+    }
+    assert_eq!(
+        directions,
+        ["clue_page", "term_page"].map(String::from).into()
+    );
+    // PageRank is scaled so that the mean article has rank 1.
+    let mean: f64 = c
+        .query_row(
+            "SELECT avg(pagerank) FROM pages WHERE redirect_to IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!((mean - 1.0).abs() < 1e-6, "mean PageRank {mean}");
+}
+
+/// The page text and the `counts` row of one (page, term).
+fn page_count(c: &Connection, title: &str, term: &str) -> (String, i64, String) {
+    c.query_row(
+        "SELECT t.text, c.count, c.excerpt FROM pages p JOIN page_text t ON t.id = p.id \
+         JOIN counts c ON c.page_id = p.id WHERE p.title = ?1 AND c.term = ?2",
+        [title, term],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .unwrap_or_else(|e| panic!("counts of {term:?} in {title:?}: {e}"))
+}
+
+#[test]
+fn irregular_inflections_are_counted() {
+    let c = open(db());
+    for t in ["lead", "fall"] {
+        assert_eq!(
+            count(
+                &c,
+                &format!("SELECT count(*) FROM terms WHERE term = '{t}'")
+            ),
+            1,
+            "{t} should be covered"
+        );
+    }
+    // "Absinthe" says "led" three times and never lead/leads/leading: all three count as
+    // "lead" (the verb bucket).
+    let (text, n, excerpt) = page_count(&c, "Absinthe", "lead");
+    assert_eq!(word_count(&text, "led"), 3);
+    for regular in ["lead", "leads", "leading"] {
+        assert_eq!(word_count(&text, regular), 0, "{regular} in Absinthe");
+    }
+    assert_eq!(n, 3);
+    assert!(word_count(&excerpt, "led") > 0, "{excerpt}");
+    // "Abkhazia" says "fell" once ("Sukhumi fell on 27 September 1993") and never fall/falls/
+    // fallen/falling.
+    let (text, n, excerpt) = page_count(&c, "Abkhazia", "fall");
+    assert_eq!(word_count(&text, "fell"), 1);
+    for regular in ["fall", "falls", "fallen", "falling"] {
+        assert_eq!(word_count(&text, regular), 0, "{regular} in Abkhazia");
+    }
+    assert_eq!(n, 1);
+    assert!(excerpt.contains("Sukhumi fell"), "{excerpt}");
+}
+
+#[test]
+fn meta_records_every_stage() {
+    let c = open(db());
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("1"));
+    assert_eq!(meta(&c, "ingest.corpus").as_deref(), Some("wikispeedia"));
+    assert_eq!(meta(&c, "ingest.pages").as_deref(), Some("4604"));
+    assert_eq!(meta(&c, "ingest.links").as_deref(), Some("119882"));
+    for stage in std::iter::once("ingest").chain(STAGES) {
+        let key = format!("{stage}.seconds");
+        let secs: f64 = meta(&c, &key)
+            .unwrap_or_else(|| panic!("no {key}"))
+            .parse()
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+        assert!(secs >= 0.0, "{key} = {secs}");
+    }
+    let iterations: u32 = meta(&c, "pagerank.iterations").unwrap().parse().unwrap();
+    assert!((2..=200).contains(&iterations), "{iterations} iterations");
+    assert_eq!(meta(&c, "pagerank.converged").as_deref(), Some("true"));
+    assert!(meta(&c, "pagerank.tolerance_l1").is_some());
+    assert!(meta(&c, "scores.formula").is_some());
+    // The recorded counts are the tables' row counts.
+    for (key, table) in [
+        ("scores.rows", "scores"),
+        ("count.rows", "counts"),
+        ("clue_pages.kept", "clue_pages"),
+        ("term_pages.rows", "term_pages"),
+    ] {
+        let recorded: i64 = meta(&c, key).unwrap().parse().unwrap();
+        assert_eq!(
+            recorded,
+            count(&c, &format!("SELECT count(*) FROM {table}")),
+            "{key}"
+        );
+    }
+    // `clue-db info` prints the same table.
+    let info = clue_db(["info", "--db", utf8(db())]).ok();
+    assert!(
+        info.stdout.contains("pagerank.iterations\t"),
+        "{}",
+        info.stdout
+    );
+    assert!(
+        info.stdout.contains("ingest.pages\t4604"),
+        "{}",
+        info.stdout
+    );
+}
+
+#[test]
+fn rerunning_a_stage_gives_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_db(dir.path());
+    let before = all_scores(&open(&copy));
+    let run = clue_db([
+        "pipeline",
+        "scores",
+        "--db",
+        utf8(&copy),
+        "--inputs",
+        utf8(&inputs()),
+    ])
+    .ok();
+    assert!(run.stderr.contains("scores: done"), "{}", run.stderr);
+    let c = open(&copy);
+    let after = all_scores(&c);
+    assert_eq!(before.len(), after.len(), "scores row count changed");
+    assert!(before == after, "scores rows changed on a re-run");
+    assert_eq!(
+        meta(&c, "scores.rows"),
+        Some(after.len().to_string()),
+        "meta scores.rows"
+    );
+    assert_eq!(tmp_leftovers(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn a_failing_stage_leaves_the_database_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_db(dir.path());
+    let before = std::fs::read(&copy).unwrap();
+    // An inputs folder without terms.txt.
+    let empty = dir.path().join("no-inputs");
+    std::fs::create_dir(&empty).unwrap();
+    let run = clue_db([
+        "pipeline",
+        "terms",
+        "--db",
+        utf8(&copy),
+        "--inputs",
+        utf8(&empty),
+    ])
+    .failed();
+    assert!(run.stderr.contains("terms.txt"), "{}", run.stderr);
+    assert!(std::fs::read(&copy).unwrap() == before, "database changed");
+    assert_eq!(tmp_leftovers(dir.path()), Vec::<String>::new());
+    // An unknown stage is refused before anything is opened.
+    let run = clue_db(["pipeline", "scorez", "--db", utf8(&copy)]).failed();
+    assert!(run.stderr.contains("scorez"), "{}", run.stderr);
+    // A stage on a missing database names the path.
+    let gone = dir.path().join("gone.sqlite");
+    let run = clue_db(["pipeline", "scores", "--db", utf8(&gone)]).failed();
+    assert!(run.stderr.contains("gone.sqlite"), "{}", run.stderr);
+    assert!(!gone.exists());
+}

@@ -1,0 +1,483 @@
+//! The query commands on the Wikispeedia database: suggest (both strategies, JSON shape,
+//! legality, the threshold rule checked against `scores`, no safe clue, errors), explain,
+//! guess, play and eval.
+
+use crate::common::{Run, clue_db, count, open, utf8};
+use crate::db;
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+const POS: [&str; 5] = ["apple", "lemon", "olive", "moon", "ice"];
+const NEG: [&str; 4] = ["fire", "war", "india", "film"];
+const ASSASSIN: &str = "opera";
+
+/// `clue-db CMD ARGS… --db DB`.
+fn query(args: &[&str]) -> Run {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--db", utf8(db())]);
+    clue_db(all)
+}
+
+fn suggest(pos: &str, neg: &str, extra: &[&str]) -> Run {
+    let mut args = vec!["suggest", "--pos", pos, "--neg", neg];
+    args.extend(extra);
+    query(&args)
+}
+
+/// The stored score of (clue, term), if any.
+fn score(c: &Connection, clue: &str, term: &str) -> Option<f64> {
+    c.query_row(
+        "SELECT score FROM scores WHERE clue = ?1 AND term = ?2",
+        [clue, term],
+        |r| r.get(0),
+    )
+    .optional()
+    .unwrap()
+}
+
+fn keys(v: &Value) -> BTreeSet<&str> {
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+/// Checks one suggestion (the answer or an alternative) against the board's rules.
+fn check_suggestion(s: &Value, pos: &[&str], board: &[&str]) {
+    let clue = s["clue"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no clue in {s}"));
+    let targets: Vec<&str> = s["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(s["count"].as_u64(), Some(targets.len() as u64), "{s}");
+    assert!(!targets.is_empty(), "{s}");
+    let distinct: BTreeSet<&str> = targets.iter().copied().collect();
+    assert_eq!(distinct.len(), targets.len(), "repeated target in {s}");
+    assert!(
+        targets.iter().all(|t| pos.contains(t)),
+        "targets {targets:?} not all in --pos {pos:?}"
+    );
+    assert!(s["score"].as_f64().unwrap() > 0.0, "{s}");
+    // Legal: one lower-case word, not a board word, not containing one, not inside one.
+    assert!(
+        !clue.is_empty() && clue.chars().all(|c| c.is_alphabetic() && c.is_lowercase()),
+        "clue {clue:?} is not one lower-case word"
+    );
+    for w in board {
+        assert!(
+            !clue.contains(w) && !w.contains(clue),
+            "clue {clue:?} and board word {w:?}"
+        );
+    }
+}
+
+#[test]
+fn suggest_json_for_both_strategies() {
+    let c = open(db());
+    let board: Vec<&str> = POS.iter().chain(&NEG).chain([&ASSASSIN]).copied().collect();
+    let (pos, neg) = (POS.join(","), NEG.join(","));
+    for strategy in ["threshold", "herfindahl"] {
+        let run = suggest(
+            &pos,
+            &neg,
+            &[
+                "--assassin",
+                ASSASSIN,
+                "--strategy",
+                strategy,
+                "--top",
+                "3",
+                "--json",
+            ],
+        )
+        .ok();
+        let v = run.json();
+        assert_eq!(
+            keys(&v),
+            BTreeSet::from([
+                "alternatives",
+                "clue",
+                "count",
+                "score",
+                "strategy",
+                "targets"
+            ]),
+            "{v}"
+        );
+        assert_eq!(v["strategy"], strategy);
+        check_suggestion(&v, &POS, &board);
+        let alts = v["alternatives"].as_array().unwrap();
+        assert!(alts.len() <= 2, "--top 3 gives at most 2 alternatives: {v}");
+        let mut last = v["score"].as_f64().unwrap();
+        for a in alts {
+            assert_eq!(
+                keys(a),
+                BTreeSet::from(["clue", "count", "score", "targets"]),
+                "{a}"
+            );
+            check_suggestion(a, &POS, &board);
+            assert_ne!(a["clue"], v["clue"]);
+            if strategy == "threshold" {
+                let s = a["score"].as_f64().unwrap();
+                assert!(s <= last, "alternatives out of order: {v}");
+                last = s;
+            }
+        }
+        if strategy == "threshold" {
+            assert_eq!(alts.len(), 2, "{v}");
+            // The threshold rule, checked against the stored scores: a target scores above
+            // every negative card and above the assassin's score + 0.1; the other positive
+            // cards do not; the score is the targets' sum.
+            for s in std::iter::once(&v).chain(alts) {
+                let clue = s["clue"].as_str().unwrap();
+                let mut threshold = NEG
+                    .iter()
+                    .filter_map(|n| score(&c, clue, n))
+                    .fold(0.0f64, f64::max);
+                if let Some(a) = score(&c, clue, ASSASSIN) {
+                    threshold = threshold.max(a + 0.1);
+                }
+                let targets: BTreeSet<&str> = s["targets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap())
+                    .collect();
+                let mut sum = 0.0;
+                for p in POS {
+                    let sc = score(&c, clue, p).unwrap_or(0.0);
+                    assert_eq!(
+                        targets.contains(p),
+                        sc > threshold,
+                        "{clue}/{p}: score {sc}, threshold {threshold}"
+                    );
+                    if targets.contains(p) {
+                        sum += sc;
+                    }
+                }
+                assert!((s["score"].as_f64().unwrap() - sum).abs() < 1e-9, "{s}");
+            }
+        }
+        // The text form names the same clue and number.
+        let text = suggest(
+            &pos,
+            &neg,
+            &["--assassin", ASSASSIN, "--strategy", strategy, "--top", "3"],
+        )
+        .ok();
+        let first = format!("{} {}", v["clue"].as_str().unwrap(), v["count"]);
+        assert!(text.stdout.starts_with(&first), "{}", text.stdout);
+    }
+}
+
+#[test]
+fn suggest_without_a_safe_clue() {
+    // "jet" against every other covered term: each of its clues scores at least as high with
+    // another card (its only clue above all of them is "engines", an inflection of the board
+    // word "engine", hence illegal), so no clue is safe.
+    let c = open(db());
+    let mut st = c
+        .prepare("SELECT term FROM terms WHERE term <> 'jet' ORDER BY term")
+        .unwrap();
+    let others: Vec<String> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(others.len() >= 100);
+    let neg = others.join(",");
+    let v = suggest("jet", &neg, &["--json"]).ok().json();
+    assert_eq!(
+        v,
+        serde_json::json!({"clue": null, "count": 0, "targets": [], "score": 0.0,
+                           "strategy": "threshold", "alternatives": []})
+    );
+    let text = suggest("jet", &neg, &[]).ok();
+    assert!(text.stdout.starts_with("no safe clue"), "{}", text.stdout);
+}
+
+#[test]
+fn suggest_errors() {
+    // An uncovered card word: named, with close covered terms offered.
+    let run = suggest("apple,mouse", "fire", &[]).failed();
+    assert!(run.stderr.contains("\"mouse\""), "{}", run.stderr);
+    let offered = run
+        .stderr
+        .split("closest covered terms: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no suggestions in {}", run.stderr));
+    let offered: Vec<&str> = offered.trim().split(", ").collect();
+    assert!(offered.contains(&"horse"), "{offered:?}");
+    let c = open(db());
+    for t in &offered {
+        assert_eq!(
+            count(
+                &c,
+                &format!("SELECT count(*) FROM terms WHERE term = '{t}'")
+            ),
+            1,
+            "offered {t:?} is not covered"
+        );
+    }
+    // A typo gets the word meant.
+    let run = suggest("aple", "", &[]).failed();
+    assert!(
+        run.stderr.contains("\"aple\"") && run.stderr.contains("apple"),
+        "{}",
+        run.stderr
+    );
+    // A word in --neg is checked too.
+    let run = suggest("apple", "fire,qzxv", &[]).failed();
+    assert!(run.stderr.contains("\"qzxv\""), "{}", run.stderr);
+    // One card, two colours.
+    let run = suggest("apple,fire", "fire,ice", &[]).failed();
+    assert!(run.stderr.contains("\"fire\""), "{}", run.stderr);
+    let run = query(&["suggest", "--pos", "apple", "--assassin", "apple"]).failed();
+    assert!(run.stderr.contains("\"apple\""), "{}", run.stderr);
+    // No team words.
+    for empty in ["", " , "] {
+        let run = suggest(empty, "fire", &[]).failed();
+        assert!(run.stderr.contains("--pos"), "{}", run.stderr);
+    }
+    // No database.
+    let dir = tempfile::tempdir().unwrap();
+    let gone = dir.path().join("missing.sqlite");
+    let run = clue_db(["suggest", "--pos", "apple", "--db", utf8(&gone)]).failed();
+    assert!(run.stderr.contains(utf8(&gone)), "{}", run.stderr);
+    assert!(!gone.exists(), "suggest created {}", gone.display());
+    // Not a clue-db database.
+    let junk = dir.path().join("junk.sqlite");
+    std::fs::write(&junk, "not sqlite at all").unwrap();
+    let run = clue_db(["suggest", "--pos", "apple", "--db", utf8(&junk)]).failed();
+    assert!(run.stderr.contains("junk.sqlite"), "{}", run.stderr);
+    // An unknown strategy.
+    let run = suggest("apple", "fire", &["--strategy", "magic"]).failed();
+    assert!(run.stderr.contains("magic"), "{}", run.stderr);
+}
+
+#[test]
+fn explain_shows_the_evidence() {
+    let c = open(db());
+    // (page id, page title, count, excerpt, direction) of fruit/apple in the database.
+    let (page_id, title, n, excerpt, direction): (i64, String, i64, Option<String>, String) = c
+        .query_row(
+            "SELECT s.page_id, p.title, s.count, s.excerpt, s.direction FROM scores s \
+             JOIN pages p ON p.id = s.page_id WHERE s.clue = 'fruit' AND s.term = 'apple'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap();
+    let excerpt = excerpt.expect("fruit/apple has an excerpt");
+    assert!(word_in(&excerpt, "apple"), "{excerpt}");
+    // qzxvclue is not a covered term: refused with the word named.
+    let run = query(&["explain", "fruit", "apple", "qzxvclue"]).failed();
+    assert!(run.stderr.contains("qzxvclue"), "{}", run.stderr);
+
+    let run = query(&["explain", "fruit", "apple", "fire"]).ok();
+    let apple_line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("fruit -> apple:"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(apple_line.contains(&format!("{title:?}")), "{apple_line}");
+    assert!(
+        apple_line.contains(&format!("id {page_id}")),
+        "{apple_line}"
+    );
+    assert!(
+        apple_line.contains(&format!("counted {n} time(s)")),
+        "{apple_line}"
+    );
+    assert!(run.stdout.contains(&excerpt), "{}", run.stdout);
+    let fire = score(&c, "fruit", "fire");
+    let fire_line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("fruit -> fire:"))
+        .unwrap();
+    assert_eq!(
+        fire.is_none(),
+        fire_line.contains("no evidence"),
+        "{fire_line}"
+    );
+
+    let v = query(&["explain", "fruit", "apple", "fire", "--json"])
+        .ok()
+        .json();
+    assert_eq!(v["clue"], "fruit");
+    let terms = v["terms"].as_array().unwrap();
+    assert_eq!(terms.len(), 2);
+    assert_eq!(terms[0]["term"], "apple");
+    let e = &terms[0]["evidence"];
+    assert_eq!(e["page_title"], title.as_str());
+    assert_eq!(e["page_id"], page_id);
+    assert_eq!(e["count"], n);
+    assert_eq!(e["excerpt"], excerpt.as_str());
+    assert_eq!(e["direction"], direction.as_str());
+    let stored = score(&c, "fruit", "apple").unwrap();
+    assert!((e["score"].as_f64().unwrap() - stored).abs() < 1e-12);
+    assert!(e["pagerank"].as_f64().unwrap() > 0.0);
+    assert_eq!(terms[1]["term"], "fire");
+    assert_eq!(terms[1]["evidence"].is_null(), fire.is_none());
+}
+
+fn word_in(text: &str, word: &str) -> bool {
+    crate::common::word_count(text, word) > 0
+}
+
+#[test]
+fn guess_ranks_the_board() {
+    let c = open(db());
+    let board = ["apple", "lemon", "fire", "ice", "war", "olive"];
+    // The expected order: each word's stored score with the clue, best first, ties
+    // alphabetically, cut at the default floor 0.01.
+    let mut expected: Vec<(String, f64)> = board
+        .iter()
+        .map(|w| (w.to_string(), score(&c, "fruit", w).unwrap_or(0.0)))
+        .filter(|(_, s)| *s >= 0.01)
+        .collect();
+    expected.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    assert!(expected.len() >= 3, "{expected:?}");
+    assert_eq!(expected[0].0, "apple");
+    let guesses = |n: &str| -> Vec<(String, f64)> {
+        query(&[
+            "guess",
+            "--clue",
+            "fruit",
+            "--count",
+            n,
+            "--board",
+            &board.join(","),
+            "--json",
+        ])
+        .ok()
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            assert_eq!(keys(g), BTreeSet::from(["score", "word"]));
+            (
+                g["word"].as_str().unwrap().to_string(),
+                g["score"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+    };
+    let words = |v: &[(String, f64)]| v.iter().map(|g| g.0.clone()).collect::<Vec<_>>();
+    assert_eq!(words(&guesses("1")), words(&expected[..1]));
+    assert_eq!(words(&guesses("2")), words(&expected[..2]));
+    let all = guesses("0");
+    assert_eq!(words(&all), words(&expected));
+    for (g, e) in all.iter().zip(&expected) {
+        assert!((g.1 - e.1).abs() < 1e-12, "{g:?} vs {e:?}");
+    }
+    // The text form: one `word<TAB>score` line per guess.
+    let text = query(&[
+        "guess",
+        "--clue",
+        "fruit",
+        "--count",
+        "2",
+        "--board",
+        &board.join(","),
+    ])
+    .ok();
+    let lines: Vec<&str> = text.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", text.stdout);
+    assert!(lines[0].starts_with("apple\t"), "{}", text.stdout);
+}
+
+#[test]
+fn play_is_deterministic() {
+    let first = query(&["play", "--seed", "3"]).ok();
+    let second = query(&["play", "--seed", "3"]).ok();
+    assert_eq!(first.stdout, second.stdout);
+    assert!(first.stdout.starts_with("game seed 3"), "{}", first.stdout);
+    let v = query(&["play", "--seed", "3", "--json"]).ok().json();
+    assert_eq!(v, query(&["play", "--seed", "3", "--json"]).ok().json());
+    assert_eq!(v["seed"], 3);
+    // A 9/8/7/1 board of distinct covered terms.
+    let cards = v["board"]["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), 25);
+    let roles = |r: &str| cards.iter().filter(|c| c["role"] == r).count();
+    assert_eq!(
+        [
+            roles("red"),
+            roles("blue"),
+            roles("bystander"),
+            roles("assassin")
+        ],
+        [9, 8, 7, 1]
+    );
+    let words: BTreeSet<&str> = cards.iter().map(|c| c["word"].as_str().unwrap()).collect();
+    assert_eq!(words.len(), 25);
+    let c = open(db());
+    for w in &words {
+        assert_eq!(
+            count(
+                &c,
+                &format!("SELECT count(*) FROM terms WHERE term = '{w}'")
+            ),
+            1,
+            "{w} is not a covered term"
+        );
+    }
+    // Every turn's clue is legal on the board it was given for: not one of the words.
+    for t in v["turns"].as_array().unwrap() {
+        if let Some(clue) = t["clue"]["clue"].as_str() {
+            assert!(!words.contains(clue), "clue {clue} is a board word");
+        }
+    }
+    // Another seed, another board.
+    let other = query(&["play", "--seed", "4", "--json"]).ok().json();
+    assert_ne!(v["board"], other["board"]);
+}
+
+#[test]
+fn eval_reports_both_strategies() {
+    let v = query(&["eval", "--games", "5", "--seed", "1", "--json"])
+        .ok()
+        .json();
+    let reports = v.as_array().unwrap_or_else(|| panic!("{v}"));
+    let names: Vec<&str> = reports
+        .iter()
+        .map(|r| r["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["threshold", "herfindahl"]);
+    for r in reports {
+        for f in [
+            "win_rate",
+            "mean_turns",
+            "assassin_rate",
+            "mean_clue_number",
+            "net_per_clue",
+        ] {
+            assert!(r[f].is_number(), "{f} missing in {r}");
+        }
+        assert_eq!(r["games"], 5);
+        let rate = |f: &str| r[f].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&rate("win_rate")), "{r}");
+        assert!((0.0..=1.0).contains(&rate("assassin_rate")), "{r}");
+        // Five games: rates are multiples of 1/5.
+        assert!(((rate("win_rate") * 5.0).round() - rate("win_rate") * 5.0).abs() < 1e-9);
+        assert!(rate("mean_turns") >= 1.0, "{r}");
+        let clues = rate("clues");
+        assert!(clues > 0.0, "{r}");
+        assert!(rate("mean_clue_number") >= 1.0, "{r}");
+        let net = (rate("correct") - rate("incorrect")) / clues;
+        assert!((rate("net_per_clue") - net).abs() < 1e-9, "{r}");
+    }
+    // The text form says the figures are optimistic (our spymaster with our own guesser).
+    let text = query(&["eval", "--games", "1", "--seed", "1"]).ok();
+    assert!(text.stdout.contains("optimistic"), "{}", text.stdout);
+    for name in ["threshold", "herfindahl", "win rate", "net/clue"] {
+        assert!(text.stdout.contains(name), "{}", text.stdout);
+    }
+}
