@@ -78,6 +78,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     term    TEXT    NOT NULL,
     clue    TEXT    NOT NULL,  -- root noun of noun chunks, lower-case
     count   INTEGER NOT NULL,
+    excerpt TEXT,              -- the first sentence of the page with such a chunk
     PRIMARY KEY (page_id, term, clue)
 ) WITHOUT ROWID;
 

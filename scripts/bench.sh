@@ -89,6 +89,18 @@ t1=$(now)
 read_row "WikiExtractor 2015 .txt (decompressed copy)" - extractor "$TMP/extractor.txt"
 ref_row "  xz -dc of the extractor file" "$(elapsed "$t0" "$t1")" "$(wc -c <"$TMP/extractor.txt")"
 rm -f "$TMP/extractor.txt"
+# Ingest (read and store) of the same file, with its peak resident memory from GNU time.
+if [ -x /usr/bin/time ]; then
+    t0=$(now)
+    /usr/bin/time -v "$BIN" ingest --format extractor "$EXTRACTOR" --db "$TMP/extractor.sqlite" \
+        >/dev/null 2>"$TMP/extractor-time.log" || { cat "$TMP/extractor-time.log" >&2; die "ingest --format extractor failed"; }
+    t1=$(now)
+    rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$TMP/extractor-time.log")
+    echo "  ingest --format extractor of the .txt.xz: $(elapsed "$t0" "$t1") s, peak RSS ${rss} MB (/usr/bin/time -v)"
+    rm -f "$TMP"/extractor*
+else
+    echo "  (no /usr/bin/time: the ingest peak-memory row is skipped)"
+fi
 
 read_row "sql-sample/ (5 dumps; pages = rows)" - sql "$SQLDIR"/*.sql
 

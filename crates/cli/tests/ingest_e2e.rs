@@ -349,7 +349,8 @@ INSERT INTO `pagelinks` VALUES (21,0,'Main_Page',4),(12,0,'DUMMY',2),(1,4,'About
 UNLOCK TABLES;
 ";
 
-/// A `redirect` dump: General disclaimer (id 20) redirects to Main Page.
+/// A `redirect` dump: General disclaimer (id 20) redirects to Main Page, and a user sandbox
+/// (id 15) into the user namespace (2).
 const REDIRECTS: &str = "CREATE TABLE `redirect` (
   `rd_from` int(8) unsigned NOT NULL DEFAULT 0,
   `rd_namespace` int(11) NOT NULL DEFAULT 0,
@@ -358,7 +359,7 @@ const REDIRECTS: &str = "CREATE TABLE `redirect` (
   `rd_fragment` varbinary(255) DEFAULT NULL,
   PRIMARY KEY (`rd_from`)
 ) ENGINE=InnoDB DEFAULT CHARSET=binary;
-INSERT INTO `redirect` VALUES (20,0,'Main_Page','','');
+INSERT INTO `redirect` VALUES (20,0,'Main_Page','',''),(15,2,'TheresNoTime','','');
 ";
 
 #[test]
@@ -384,6 +385,14 @@ fn sql_old_pagelinks_layout_with_redirects() {
         })
         .unwrap(),
         "Main Page"
+    );
+    // Another namespace keeps its canonical prefix, so it can never resolve to an article.
+    assert_eq!(
+        c.query_row("SELECT redirect_to FROM pages WHERE id = 15", [], |r| {
+            r.get::<_, String>(0)
+        })
+        .unwrap(),
+        "User:TheresNoTime"
     );
     // (21,0,Main_Page) -> 1; (12,0,DUMMY) unresolved; (1,4,About) -> 21 (namespace 4);
     // (7,8,Noarticletext) -> 11; (1,0,About) unresolved (About is in namespace 4, not 0);

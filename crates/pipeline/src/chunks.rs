@@ -9,7 +9,7 @@ use crate::{progress, record};
 use anyhow::{Result, anyhow};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
-use store::Build;
+use store::{Build, ChunkRow};
 use text::{Inflector, Tagger};
 
 /// What one term page gives.
@@ -17,6 +17,8 @@ use text::{Inflector, Tagger};
 pub struct PageChunks {
     /// Root noun -> count, digit chunks skipped.
     pub roots: BTreeMap<String, u64>,
+    /// Root noun -> the first sentence with such a chunk (collapsed and cut as in `counts`).
+    pub excerpts: BTreeMap<String, String>,
     /// Word -> count for the term document.
     pub words: BTreeMap<String, u64>,
 }
@@ -27,6 +29,16 @@ pub fn page_chunks(text: &str, tagger: &Tagger, inflector: &Inflector) -> PageCh
     let mut out = PageChunks::default();
     for c in analysis.noun_chunks(inflector) {
         if !c.has_digit && !c.root.is_empty() {
+            if !out.excerpts.contains_key(&c.root) {
+                let sentence = analysis
+                    .sentences
+                    .get(analysis.sentence_of(c.tokens.start))
+                    .and_then(|s| analysis.text.get(s.range.clone()));
+                if let Some(s) = sentence {
+                    out.excerpts
+                        .insert(c.root.clone(), crate::count::excerpt(s));
+                }
+            }
             *out.roots.entry(c.root).or_default() += 1;
         }
     }
@@ -69,7 +81,13 @@ pub fn run(build: &Build) -> Result<()> {
         for (id, pc) in &done {
             for term in terms_of.get(id).into_iter().flatten() {
                 for (root, n) in &pc.roots {
-                    build.insert_chunk(*id, term, root, *n)?;
+                    build.insert_chunk(&ChunkRow {
+                        page_id: *id,
+                        term: term.to_string(),
+                        clue: root.clone(),
+                        count: *n,
+                        excerpt: pc.excerpts.get(root).cloned(),
+                    })?;
                     chunk_rows += 1;
                 }
                 for (word, n) in &pc.words {
@@ -108,6 +126,10 @@ mod tests {
         );
         assert_eq!(pc.roots.get("apple"), Some(&1));
         assert_eq!(pc.roots.get("orchard"), Some(&1));
+        assert_eq!(
+            pc.excerpts.get("orchard").map(String::as_str),
+            Some("She picked the red apples in the old orchard.")
+        );
         assert_eq!(pc.roots.get("harvest"), None, "chunk with a digit skipped");
         assert_eq!(pc.words.get("apples"), Some(&1));
         assert_eq!(pc.words.get("the"), None);

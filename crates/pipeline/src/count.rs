@@ -17,7 +17,8 @@ pub const BATCH: usize = 256;
 /// Longest excerpt kept, in characters.
 pub const EXCERPT_CHARS: usize = 400;
 
-/// The forms to look for per term: its own inflections, then each synonym's.
+/// The forms to look for per term: its own inflections, then each synonym's, each inflection
+/// counted only under its own parts of speech.
 pub fn term_forms(
     terms: &[String],
     synonyms: &[(String, String)],
@@ -30,11 +31,8 @@ pub fn term_forms(
     terms
         .iter()
         .map(|t| {
-            let mut forms = inflector.forms(t);
-            for s in syn.get(t.as_str()).into_iter().flatten() {
-                forms.extend(inflector.forms(s));
-            }
-            TermForms::from_forms(t, forms)
+            let synonyms = syn.get(t.as_str()).map_or(&[][..], Vec::as_slice);
+            TermForms::with_synonyms(t, synonyms, inflector)
         })
         .collect()
 }

@@ -256,7 +256,10 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
     if let Some(f) = sql_file(&paths, "redirect") {
         for row in wiki::sql::read_redirects(f, progress)? {
             let row = row?;
-            build.set_redirect(row.from, &row.title)?;
+            // A redirect into another namespace keeps its prefix, so it never resolves to an
+            // article of the same name.
+            let target = wiki::title::with_namespace(row.ns, &row.title);
+            build.set_redirect(row.from, &target)?;
         }
     }
     if let Some(lt) = sql_file(&paths, "linktarget") {

@@ -71,17 +71,17 @@ pub fn run(build: &Build) -> Result<()> {
         );
     }
     let counted = best.len();
-    for (page_id, term, clue, count) in reader.chunks()? {
+    for c in reader.chunks()? {
         offer(
             &mut best,
             ScoreRow {
-                clue,
-                term,
-                score: score(rank.get(&page_id).copied().unwrap_or(0.0), count),
-                page_id,
+                score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
+                clue: c.clue,
+                term: c.term,
+                page_id: c.page_id,
                 direction: "term_page",
-                count,
-                excerpt: None,
+                count: c.count,
+                excerpt: c.excerpt,
             },
         );
     }

@@ -8,7 +8,7 @@ mod read;
 
 pub use build::{Build, Store};
 pub use ingest::{LinkStats, NewPage};
-pub use pipeline::{ClueCount, ClueLink, PageRow, ScoreRow};
+pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
 
 /// Bumped whenever a table or column changes meaning; readers check it.

@@ -13,8 +13,18 @@ pub struct ClueLink {
     pub link_score: f64,
 }
 
-/// A term counted in a clue page (the `counts` table), or a clue counted in a term page
-/// (the `chunks` table, with `pos`/`entity` unused).
+/// A noun-chunk root counted in a term page (the `chunks` table): the clue seen from the term's
+/// side, with a sentence as evidence.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChunkRow {
+    pub page_id: u64,
+    pub term: String,
+    pub clue: String,
+    pub count: u64,
+    pub excerpt: Option<String>,
+}
+
+/// A term counted in a clue page (the `counts` table).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClueCount {
     pub page_id: u64,
@@ -117,15 +127,21 @@ impl Build {
         Ok(())
     }
 
-    /// Stores a noun-chunk root count (`ClueCount::term` is the term, `pos` carries the clue word).
-    pub fn insert_chunk(&self, page_id: u64, term: &str, clue: &str, count: u64) -> Result<()> {
+    /// Stores a noun-chunk root counted in a term page (the larger count wins on a repeat).
+    pub fn insert_chunk(&self, c: &ChunkRow) -> Result<()> {
         self.conn
             .prepare_cached(
-                "INSERT INTO chunks (page_id, term, clue, count) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (page_id, term, clue) DO UPDATE SET count = excluded.count
-                 WHERE excluded.count > chunks.count",
+                "INSERT INTO chunks (page_id, term, clue, count, excerpt) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (page_id, term, clue) DO UPDATE SET count = excluded.count,
+                 excerpt = excluded.excerpt WHERE excluded.count > chunks.count",
             )?
-            .execute(params![page_id as i64, term, clue, count as i64])?;
+            .execute(params![
+                c.page_id as i64,
+                c.term,
+                c.clue,
+                c.count as i64,
+                c.excerpt
+            ])?;
         Ok(())
     }
 
@@ -280,18 +296,19 @@ impl Store<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Every `chunks` row as `(page_id, term, clue, count)`.
-    pub fn chunks(&self) -> Result<Vec<(u64, String, String, u64)>> {
+    /// Every `chunks` row.
+    pub fn chunks(&self) -> Result<Vec<ChunkRow>> {
         let mut st = self.conn().prepare_cached(
-            "SELECT page_id, term, clue, count FROM chunks ORDER BY page_id, term, clue",
+            "SELECT page_id, term, clue, count, excerpt FROM chunks ORDER BY page_id, term, clue",
         )?;
         let rows = st.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)? as u64,
-                r.get(1)?,
-                r.get(2)?,
-                r.get::<_, i64>(3)? as u64,
-            ))
+            Ok(ChunkRow {
+                page_id: r.get::<_, i64>(0)? as u64,
+                term: r.get(1)?,
+                clue: r.get(2)?,
+                count: r.get::<_, i64>(3)? as u64,
+                excerpt: r.get(4)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }

@@ -5,6 +5,9 @@
 //! - inside a named entity (judged by its last word): the entity's text ("Bill Gates");
 //! - otherwise: the part of speech of its last word ("back" as ADV, "back" as NOUN).
 //!
+//! An inflected form counts only where its tag allows it: `wound` tagged NOUN is not the verb
+//! `wind`, nor `born` tagged NOUN... the verb `bear` (see [`Inflector::is_form_as`]).
+//!
 //! The largest bucket is kept, with the sentence of its first occurrence as the excerpt. So
 //! for "bill" on a page about Microsoft, "Bill Gates" and "Bill Hewlett" are two buckets, and
 //! neither is added to the noun "bill".
@@ -23,36 +26,75 @@ pub struct TermForms {
     pub term: String,
     /// Its forms (the term itself first), each split into lower-case words.
     forms: Vec<Vec<String>>,
+    /// Per form: the tags (bits of `Upos as u32`) its last word may carry to count.
+    tags: Vec<u32>,
+}
+
+/// Every tag allowed.
+const ANY_TAG: u32 = u32::MAX;
+
+fn tag_bit(upos: Upos) -> u32 {
+    1 << (upos as u32)
 }
 
 impl TermForms {
     /// The term and its inflections from `inflector` (`ice cream` -> `ice cream`, `ice creams`).
+    /// Each inflection counts only under the tags it can have as a form of the term.
     pub fn new(term: &str, inflector: &Inflector) -> TermForms {
-        TermForms::from_forms(term, inflector.forms(term))
+        TermForms::with_synonyms(term, &[], inflector)
     }
 
-    /// A term with forms given by the caller (the term itself is added if missing).
+    /// The term, its synonyms (`buck` -> `deer`) and the inflections of each; an inflection
+    /// counts only under the tags it can have as a form of the word it inflects.
+    pub fn with_synonyms(term: &str, synonyms: &[&str], inflector: &Inflector) -> TermForms {
+        let mut out = TermForms::from_forms(term, std::iter::empty::<&str>());
+        for lemma in std::iter::once(term).chain(synonyms.iter().copied()) {
+            for form in inflector.forms(lemma) {
+                let tags = Upos::ALL
+                    .into_iter()
+                    .filter(|&u| inflector.is_form_as(&form, lemma, u))
+                    .fold(0, |bits, u| bits | tag_bit(u));
+                out.push(&form, tags);
+            }
+        }
+        out
+    }
+
+    /// Adds `form` counted under `tags`; a form already there gains the tags.
+    fn push(&mut self, form: &str, tags: u32) {
+        let words: Vec<String> = tokenize(form)
+            .iter()
+            .map(|t| t.text(form).to_lowercase())
+            .collect();
+        if words.is_empty() {
+            return;
+        }
+        match self.forms.iter().position(|f| *f == words) {
+            Some(k) => self.tags[k] |= tags,
+            None => {
+                self.forms.push(words);
+                self.tags.push(tags);
+            }
+        }
+    }
+
+    /// A term with forms given by the caller (the term itself is added if missing), each
+    /// counted under any tag.
     pub fn from_forms<I, S>(term: &str, forms: I) -> TermForms
     where
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut out: Vec<Vec<String>> = Vec::new();
-        for form in std::iter::once(term.to_string())
-            .chain(forms.into_iter().map(|f| f.as_ref().to_string()))
-        {
-            let words: Vec<String> = tokenize(&form)
-                .iter()
-                .map(|t| t.text(&form).to_lowercase())
-                .collect();
-            if !words.is_empty() && !out.contains(&words) {
-                out.push(words);
-            }
-        }
-        TermForms {
+        let mut out = TermForms {
             term: term.to_string(),
-            forms: out,
+            forms: Vec::new(),
+            tags: Vec::new(),
+        };
+        out.push(term, ANY_TAG);
+        for form in forms {
+            out.push(form.as_ref(), ANY_TAG);
         }
+        out
     }
 
     /// The forms, words joined by single spaces.
@@ -129,10 +171,14 @@ impl TermIndex {
                 continue;
             };
             for &(t, f) in candidates {
-                let form = &self.terms[t as usize].forms[f as usize];
+                let term = &self.terms[t as usize];
+                let form = &term.forms[f as usize];
                 let Some(last) = self.match_at(analysis, i, form) else {
                     continue;
                 };
+                if term.tags[f as usize] & tag_bit(analysis.tags[last]) == 0 {
+                    continue;
+                }
                 let (buckets, next_free) = found.entry(t).or_insert_with(|| (Vec::new(), 0));
                 if i < *next_free {
                     continue;

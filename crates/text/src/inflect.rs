@@ -430,6 +430,36 @@ impl Inflector {
         self.stem(la) == self.stem(lb)
     }
 
+    /// Whether `word`, tagged `upos`, may be an inflection of `lemma` as that part of speech:
+    /// `wound` is a form of `wind` as a verb, not as a noun; `born` of `bear` as a verb, not as
+    /// a noun. Always true for the lemma itself, for tags without inflection (PRON, NUM, X, ...)
+    /// and for lemmas WordNet does not know (their forms are guesses with no part of speech).
+    /// Proper nouns are judged as nouns. Multi-word inputs compare their last words.
+    pub fn is_form_as(&self, word: &str, lemma: &str, upos: Upos) -> bool {
+        let pos = match upos {
+            Upos::Noun | Upos::Propn => Wn::Noun,
+            Upos::Verb | Upos::Aux => Wn::Verb,
+            Upos::Adj => Wn::Adj,
+            Upos::Adv => Wn::Adv,
+            _ => return true,
+        };
+        let word = normalize(word);
+        let lemma = normalize(lemma);
+        let (_, word) = split_last(&word);
+        let (_, lemma) = split_last(&lemma);
+        if word == lemma || !self.is_known(lemma) {
+            return true;
+        }
+        let mut found = Vec::new();
+        self.lemmas_as(word, pos, &mut found);
+        found.iter().any(|l| l == lemma)
+            || self.exc(pos, lemma).iter().any(|f| **f == *word)
+            || self
+                .table_forms
+                .get(lemma)
+                .is_some_and(|t| t.iter().any(|(f, p)| **f == *word && *p == pos.flag()))
+    }
+
     /// The Porter2 (Snowball English) stem of a lower-case word.
     pub fn stem(&self, word: &str) -> String {
         self.stemmer.stem(&normalize(word)).into_owned()

@@ -245,3 +245,31 @@ fn real_article_bill_gates() {
     }
     assert_eq!(page.tags.len(), page.tokens.len());
 }
+
+#[test]
+fn inflections_count_only_under_their_own_part_of_speech() {
+    // `wound` is the verb `wind` only as a verb; the noun `wound` is another word.
+    let text = "He had a deep wound. She wound the old clock. Lightning struck the tower.";
+    let page = analyze(text, tagger());
+    let wound: Vec<Upos> = (0..page.tokens.len())
+        .filter(|&i| page.lower(i) == "wound")
+        .map(|i| page.tags[i])
+        .collect();
+    assert_eq!(wound, [Upos::Noun, Upos::Verb]);
+    let wind = count_term(&page, &TermForms::new("wind", inflector())).expect("wind occurs");
+    assert_eq!((wind.total, wind.pos), (1, Some(Upos::Verb)));
+    assert_eq!(&text[wind.excerpt], "She wound the old clock.");
+    let strike = count_term(&page, &TermForms::new("strike", inflector())).expect("struck");
+    assert_eq!((strike.total, strike.pos), (1, Some(Upos::Verb)));
+    // Forms given by hand count under any tag.
+    let any = count_term(&page, &TermForms::from_forms("wind", ["wound"])).expect("given");
+    assert_eq!(any.total, 2);
+    let i = inflector();
+    assert!(i.is_form_as("born", "bear", Upos::Verb));
+    assert!(!i.is_form_as("born", "bear", Upos::Noun));
+    assert!(i.is_form_as("apples", "apple", Upos::Propn));
+    assert!(
+        i.is_form_as("pokemons", "pokemon", Upos::Noun),
+        "unknown lemma: no judgement"
+    );
+}

@@ -35,9 +35,54 @@ pub fn decode_url_title(raw: &str) -> String {
     normalize(&percent_decode_str(raw).decode_utf8_lossy())
 }
 
+/// The canonical (language-independent) name of a standard MediaWiki namespace, which every
+/// wiki accepts as a prefix; `None` for articles (0) and for namespaces without one.
+pub fn canonical_namespace(ns: i32) -> Option<&'static str> {
+    Some(match ns {
+        -2 => "Media",
+        -1 => "Special",
+        1 => "Talk",
+        2 => "User",
+        3 => "User talk",
+        4 => "Project",
+        5 => "Project talk",
+        6 => "File",
+        7 => "File talk",
+        8 => "MediaWiki",
+        9 => "MediaWiki talk",
+        10 => "Template",
+        11 => "Template talk",
+        12 => "Help",
+        13 => "Help talk",
+        14 => "Category",
+        15 => "Category talk",
+        _ => return None,
+    })
+}
+
+/// The full title of `title` in namespace `ns`, as a link or a redirect would write it:
+/// `Category:Fruit` for (14, `Fruit`). Namespaces without a canonical name get `Namespace N:`,
+/// which never matches an article, so such targets stay unresolved rather than being mistaken
+/// for one.
+pub fn with_namespace(ns: i32, title: &str) -> String {
+    match (ns, canonical_namespace(ns)) {
+        (0, _) => title.to_string(),
+        (_, Some(name)) => format!("{name}:{title}"),
+        (_, None) => format!("Namespace {ns}:{title}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixes_namespaces() {
+        assert_eq!(with_namespace(0, "Apple"), "Apple");
+        assert_eq!(with_namespace(14, "Fruits"), "Category:Fruits");
+        assert_eq!(with_namespace(3, "Jimbo"), "User talk:Jimbo");
+        assert_eq!(with_namespace(100, "Cats"), "Namespace 100:Cats");
+    }
 
     #[test]
     fn normalizes_like_wikipedia_displays() {

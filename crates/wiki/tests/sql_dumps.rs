@@ -434,49 +434,6 @@ fn wrong_table_or_missing_ddl_is_refused() {
     assert!(matches!(missing, Err(Error::Io { .. })));
 }
 
-/// Throughput of the typed readers on big dumps named by `SQL_BENCH` (comma-separated; the file
-/// name says the table: `pagelinks`, `linktarget`, `redirect` or `page`). Run in release:
-/// `SQL_BENCH=/tmp/pagelinks.sql cargo test -p wiki --release --test sql_dumps -- --ignored throughput --nocapture`
-#[test]
-#[ignore]
-fn sql_throughput() {
-    let paths = std::env::var("SQL_BENCH").expect("set SQL_BENCH to dump files");
-    for path in paths.split(',').map(Path::new) {
-        let progress = Progress::default();
-        let started = std::time::Instant::now();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let rows = if name.contains("pagelinks") {
-            read_pagelinks(path, &progress)
-                .unwrap()
-                .map(|r| drop(r.unwrap()))
-                .count()
-        } else if name.contains("linktarget") {
-            read_linktargets(path, &progress)
-                .unwrap()
-                .map(|r| drop(r.unwrap()))
-                .count()
-        } else if name.contains("redirect") {
-            read_redirects(path, &progress)
-                .unwrap()
-                .map(|r| drop(r.unwrap()))
-                .count()
-        } else {
-            read_pages(path, &progress)
-                .unwrap()
-                .map(|r| drop(r.unwrap()))
-                .count()
-        };
-        let seconds = started.elapsed().as_secs_f64();
-        let mb = progress.decoded() as f64 / 1e6;
-        println!(
-            "{name}: {rows} rows, {mb:.1} MB in {seconds:.2} s: {:.0} MB/s, {:.1} M rows/s",
-            mb / seconds,
-            rows as f64 / seconds / 1e6
-        );
-        assert!(rows > 0);
-    }
-}
-
 /// `mysqldump --complete-insert` names the columns in each statement; each statement's own order
 /// counts, from its first row on.
 #[test]
