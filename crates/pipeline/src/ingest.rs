@@ -243,7 +243,9 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
             id: row.id,
             title: &row.title,
             ns: row.ns,
-            redirect_to: None,
+            // `page_is_redirect` without a `redirect` row leaves the target unknown: an empty
+            // title, so the page is no article and links to it do not resolve.
+            redirect_to: row.is_redirect.then_some(""),
             is_disambiguation: false,
             text: None,
         })?;
