@@ -155,6 +155,9 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
 pub fn explain(a: ExplainArgs) -> Result<()> {
     let store = Store::open(&a.db)?;
     let clue = normalize_word(&a.clue);
+    if !query::legality::is_word(&clue) {
+        bail!("{:?} is not a clue: a clue is one word of letters", a.clue);
+    }
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
     check_covered(&terms, &store.terms()?)?;
     let mut out = Vec::new();
@@ -209,10 +212,24 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     if board.is_empty() {
         bail!("--board is empty: give the unrevealed words, comma-separated");
     }
+    if !(a.floor.is_finite() && a.floor >= 0.0) {
+        bail!(
+            "--floor {} is not a score: give a number of 0 or more",
+            a.floor
+        );
+    }
+    let clue = normalize_word(&a.clue);
+    if !query::legality::is_word(&clue) {
+        bail!("{:?} is not a clue: a clue is one word of letters", a.clue);
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(w) = board.iter().find(|w| !seen.insert(w.as_str())) {
+        bail!("{w:?} is on --board twice; each card is there once");
+    }
     check_covered(&board, &store.terms()?)?;
     let guesses = game::guess(
         &store,
-        &normalize_word(&a.clue),
+        &clue,
         a.count,
         &board,
         &game::GuessParams { floor: a.floor },
@@ -255,13 +272,17 @@ pub fn play(a: PlayArgs) -> Result<()> {
                     .iter()
                     .map(|(w, r)| format!("{w} ({r:?})"))
                     .collect();
+                let revealed = if revealed.is_empty() {
+                    "no guess above the floor".to_string()
+                } else {
+                    revealed.join(", ")
+                };
                 println!(
-                    "turn {}: {} {} (for {}) -> {}",
+                    "turn {}: {} {} (for {}) -> {revealed}",
                     i + 1,
                     c.clue,
                     c.count,
                     c.targets.join(", "),
-                    revealed.join(", ")
                 );
             }
         }
@@ -283,7 +304,13 @@ pub fn play(a: PlayArgs) -> Result<()> {
     Ok(())
 }
 
+/// Said with every evaluation, in text and JSON.
+pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figures";
+
 pub fn eval(a: EvalArgs) -> Result<()> {
+    if a.games == 0 {
+        bail!("--games 0: give how many games to play per strategy (1 or more)");
+    }
     let store = Store::open(&a.db)?;
     let kinds: Vec<StrategyKind> = a
         .strategies
@@ -301,11 +328,17 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         &PlayParams::default(),
     )?;
     if a.json {
-        println!("{}", serde_json::to_string(&reports)?);
+        let v = serde_json::json!({
+            "note": EVAL_NOTE,
+            "games": a.games,
+            "seed": a.seed,
+            "strategies": reports,
+        });
+        println!("{}", serde_json::to_string(&v)?);
         return Ok(());
     }
     println!(
-        "{} games per strategy, seed {} (our spymaster with our own guesser: optimistic figures)",
+        "{} games per strategy, seed {} ({EVAL_NOTE})",
         a.games, a.seed
     );
     println!(

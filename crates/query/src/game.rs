@@ -2,7 +2,7 @@
 //! the [`Request`] (what the spymaster sees), the [`Suggestion`] (what it says), the
 //! [`Answer`] (the `--json` contract of `clue-db suggest`) and the [`Strategy`] trait.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
@@ -397,7 +397,9 @@ pub struct GameRecord {
 /// Plays one seeded game: red is the strategy with the guesser; blue is a simple opponent that
 /// reveals one of its own cards (seeded choice) after each red turn. Red guesses the ranked
 /// words in order, at most the clue's number, and stops at the first wrong card; red loses at
-/// once on the assassin, wins when its 9 cards are revealed, loses when blue's 8 are.
+/// once on the assassin, wins when its 9 cards are revealed, loses when blue's 8 are. Red never
+/// gives a clue twice (it takes the best alternative not yet given): a clue the guesser could
+/// not follow once would otherwise come back every turn.
 pub fn play(
     seed: u64,
     strategy: &dyn Strategy,
@@ -420,6 +422,7 @@ pub fn play(
         incorrect: 0,
     };
     let mut opponent = SplitMix64::new(seed ^ 0x6f70_706f_6e65_6e74);
+    let mut given: HashSet<String> = HashSet::new();
     'game: while record.turns.len() < params.max_turns {
         let req = board.request_for(Role::Red);
         let board_words = board.unrevealed();
@@ -428,11 +431,12 @@ pub fn play(
             .suggest(k, &req, &legality)
             .with_context(|| format!("game {seed}, turn {}", record.turns.len() + 1))?;
         let mut turn = Turn {
-            clue: ranked.into_iter().next(),
+            clue: ranked.into_iter().find(|s| !given.contains(&s.clue)),
             revealed: Vec::new(),
             opponent: None,
         };
         if let Some(clue) = &turn.clue {
+            given.insert(clue.clue.clone());
             record.clues += 1;
             record.clue_numbers += clue.count;
             let guesses = guess(k, &clue.clue, clue.count, &board_words, &params.guess)?;

@@ -16,9 +16,13 @@
 //!    cluster `i` rather than others, and to all its documents rather than one;
 //! 6. a clue whose largest `m_ci` is in a dangerous cluster is dropped (ties count as dangerous);
 //! 7. per positive cluster, the legal clue with the highest positive weight is suggested, its
-//!    number being the cluster's size and its targets the cluster's terms.
+//!    number being the cluster's size and its targets the cluster's terms. With
+//!    [`HerfindahlParams::require_scored`] (the default) the clue must also have a `scores` row
+//!    with at least one term of the cluster: the guesser reads `scores`, and a word that merely
+//!    occurs in the documents (`name`, `best`) would leave it nothing to follow.
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 
 use crate::Knowledge;
 use crate::cluster::{self, Clustering, DocVectors};
@@ -32,6 +36,8 @@ pub struct HerfindahlParams {
     pub top: usize,
     /// Whether negative terms' documents are dangerous clusters too (the assassin's always is).
     pub use_negatives: bool,
+    /// Whether a cluster's clue must score (in `scores`) with at least one of its terms.
+    pub require_scored: bool,
 }
 
 impl Default for HerfindahlParams {
@@ -39,6 +45,7 @@ impl Default for HerfindahlParams {
         HerfindahlParams {
             top: 10,
             use_negatives: true,
+            require_scored: true,
         }
     }
 }
@@ -163,12 +170,14 @@ pub struct Analysis {
 }
 
 /// Runs the strategy on documents already read. `pos_docs[j]` belongs to `pos[j]`; each of
-/// `dangerous_docs` is a cluster of its own.
+/// `dangerous_docs` is a cluster of its own. With `scored`, `scored[j]` holds the clues that
+/// `pos[j]` has a score with, and a cluster's clue must be in one of its members' sets.
 pub fn analyse_docs(
     pos: &[String],
     pos_docs: &[Vec<(String, u64)>],
     dangerous_docs: &[Vec<(String, u64)>],
     legality: &Legality<'_>,
+    scored: Option<&[HashSet<String>]>,
 ) -> Analysis {
     let p = pos.len().min(pos_docs.len());
     let all: Vec<Vec<(String, u64)>> = pos_docs[..p]
@@ -188,6 +197,17 @@ pub fn analyse_docs(
     labels.extend((0..dangerous_docs.len()).map(|i| k + i));
     let clusters = k + dangerous_docs.len();
     let r = min_max(&vectors);
+    // Per positive cluster: its members' scored clues, when the clue must have one.
+    let scored_in: Option<Vec<Vec<&HashSet<String>>>> = scored.map(|sets| {
+        (0..k)
+            .map(|i| {
+                (0..p)
+                    .filter(|&j| clustering.labels[j] == i)
+                    .filter_map(|j| sets.get(j))
+                    .collect()
+            })
+            .collect()
+    });
     // Candidates: words with r > 0 in some positive document.
     let mut candidates: Vec<u32> = r[..p].iter().flatten().map(|&(id, _)| id).collect();
     candidates.sort_unstable();
@@ -216,6 +236,9 @@ pub fn analyse_docs(
             // visited ascending, so the first one seen wins a tie).
             if w > 0.0
                 && best[i].is_none_or(|(bw, _)| w > bw)
+                && scored_in
+                    .as_ref()
+                    .is_none_or(|sets| sets[i].iter().any(|s| s.contains(word)))
                 && *legal.get_or_insert_with(|| legality.allows(word))
             {
                 best[i] = Some((w, id));
@@ -271,7 +294,27 @@ pub fn analyse<K: Knowledge + ?Sized>(
             dangerous.push(read(t)?);
         }
     }
-    Ok(analyse_docs(&req.pos, &pos_docs, &dangerous, legality))
+    let scored = if params.require_scored {
+        let sets = req
+            .pos
+            .iter()
+            .map(|t| {
+                k.clues_of(t)
+                    .map(|clues| clues.into_iter().map(|(c, _)| c).collect::<HashSet<_>>())
+                    .map_err(|e| e.context(format!("reading the clues of {t:?}")))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Some(sets)
+    } else {
+        None
+    };
+    Ok(analyse_docs(
+        &req.pos,
+        &pos_docs,
+        &dangerous,
+        legality,
+        scored.as_deref(),
+    ))
 }
 
 /// The best clue of each positive cluster, highest weight first (at most `params.top`).
@@ -340,7 +383,7 @@ mod tests {
         let assassin = vec![doc(&[("fish", 9), ("hook", 2)])];
         let lex = NoLexicon;
         let legality = Legality::new(&["river", "lake", "bank", "money", "loan", "angler"], &lex);
-        let a = analyse_docs(&pos, &docs, &assassin, &legality);
+        let a = analyse_docs(&pos, &docs, &assassin, &legality, None);
         assert_eq!(a.clustering.k, 2);
         assert_eq!(a.clustering.labels, vec![0, 0, 1, 1, 1]);
         let picks: Vec<(&str, usize)> = a

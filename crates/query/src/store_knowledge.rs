@@ -31,9 +31,11 @@ impl Lexicon for TextLexicon {
     }
 }
 
-/// A card word as users type it: trimmed, lower-case, single spaces (`New  York` -> `new york`).
+/// A card word as users type it: trimmed, lower-case, single spaces, a hyphen read as a space
+/// as the legality rules do (`New  York` and `loch-ness` -> `new york`, `loch ness`).
 pub fn normalize_word(w: &str) -> String {
-    w.split_whitespace()
+    w.split(|c: char| c.is_whitespace() || c == '-')
+        .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
@@ -110,10 +112,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn text_lexicon_knows_inflections_and_stopwords() {
+        assert!(TextLexicon.is_inflection_of("apples", "apple"));
+        assert!(TextLexicon.is_inflection_of("struck", "strike"));
+        assert!(!TextLexicon.is_inflection_of("organization", "organ"));
+        assert!(TextLexicon.is_stopword("the"));
+        assert!(!TextLexicon.is_stopword("fruit"));
+        // Through the legality rules: an inflection of a card and a stopword are refused.
+        let legality = crate::legality::Legality::new(&["strike".to_string()], &TextLexicon);
+        assert!(!legality.allows("struck"));
+        assert!(!legality.allows("the"));
+        assert!(legality.allows("fruit"));
+    }
+
+    #[test]
     fn words_are_normalised_and_lists_split() {
         assert_eq!(
-            parse_list(" Apple, ICE  Cream ,,bank"),
-            vec!["apple", "ice cream", "bank"]
+            parse_list(" Apple, ICE  Cream ,,bank, Loch-Ness"),
+            vec!["apple", "ice cream", "bank", "loch ness"]
         );
     }
 

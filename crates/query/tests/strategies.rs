@@ -120,7 +120,11 @@ fn herfindahl_through_knowledge() {
     .doc("loan", &[("interest", 5), ("cash", 4), ("debt", 3)])
     .doc("angler", &[("fish", 9), ("hook", 2)])
     // The negative term's document is mostly "boat".
-    .doc("ship", &[("boat", 9), ("sail", 4)]);
+    .doc("ship", &[("boat", 9), ("sail", 4)])
+    // What the guesser will read: a clue must score with a term of its cluster.
+    .score("interest", "loan", 0.3)
+    .score("water", "lake", 0.4)
+    .score("boat", "river", 0.2);
     let req = request(
         &["river", "lake", "bank", "money", "loan"],
         &["ship"],
@@ -144,6 +148,18 @@ fn herfindahl_through_knowledge() {
         ..Default::default()
     };
     let got = herfindahl::suggest(&k, &req, &legality, &params).unwrap();
+    assert_eq!(got[1].clue, "boat");
+    // A clue nobody scores with is not offered: without its "boat" score, "water" is back; and
+    // without the requirement, unscored "boat" is.
+    let mut unscored = k.clone();
+    unscored.remove_score("boat", "river");
+    let got = herfindahl::suggest(&unscored, &req, &legality, &params).unwrap();
+    assert_eq!(got[1].clue, "water");
+    let anyway = HerfindahlParams {
+        require_scored: false,
+        ..params
+    };
+    let got = herfindahl::suggest(&unscored, &req, &legality, &anyway).unwrap();
     assert_eq!(got[1].clue, "boat");
     // top = 1 keeps the best.
     let one = HerfindahlParams {
@@ -170,7 +186,8 @@ fn herfindahl_analysis_serializes() {
     let mut k = MemoryKnowledge::default();
     // "zinc" keeps beta from holding the whole vocabulary (its minimum would then be 1).
     k.doc("alpha", &[("xenon", 1), ("zinc", 1)])
-        .doc("beta", &[("xenon", 1), ("yarn", 2)]);
+        .doc("beta", &[("xenon", 1), ("yarn", 2)])
+        .score("xenon", "beta", 0.1);
     let req = request(&["alpha", "beta"], &[], None);
     let legality = Legality::new(&req.board_words(), &NoLexicon);
     let a = herfindahl::analyse(&k, &req, &legality, &HerfindahlParams::default()).unwrap();

@@ -179,6 +179,12 @@ impl Store<'static> {
                 path.display()
             );
         }
+        if path.is_dir() {
+            bail!(
+                "{} is a directory; --db takes the database file (e.g. db/clues.sqlite)",
+                path.display()
+            );
+        }
         check_version(path)?;
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .with_context(|| format!("opening {}", path.display()))?;

@@ -259,6 +259,65 @@ fn suggest_errors() {
     // An unknown strategy.
     let run = suggest("apple", "fire", &["--strategy", "magic"]).failed();
     assert!(run.stderr.contains("magic"), "{}", run.stderr);
+    // A directory for a database.
+    let run = clue_db(["suggest", "--pos", "apple", "--db", utf8(dir.path())]).failed();
+    assert!(run.stderr.contains("is a directory"), "{}", run.stderr);
+    // guess: a card twice, a floor that is no score, a clue of two words.
+    let run = query(&[
+        "guess",
+        "--clue",
+        "fruit",
+        "--count",
+        "1",
+        "--board",
+        "apple,Apple",
+    ]);
+    assert!(run.failed().stderr.contains("twice"));
+    for floor in ["--floor=NaN", "--floor=-1"] {
+        let run = query(&[
+            "guess", "--clue", "fruit", "--count", "1", "--board", "apple", floor,
+        ])
+        .failed();
+        assert!(run.stderr.contains("--floor"), "{}", run.stderr);
+    }
+    for clue in ["", "two words"] {
+        let run = query(&["explain", clue, "apple"]).failed();
+        assert!(run.stderr.contains("not a clue"), "{}", run.stderr);
+    }
+}
+
+/// Cards as people type them: any case, multi-word cards with a space or a hyphen.
+#[test]
+fn suggest_reads_cards_as_typed() {
+    use query::legality::Lexicon;
+    use query::store_knowledge::TextLexicon;
+    let typed = suggest(
+        "Loch-Ness, NEW YORK",
+        "Fire",
+        &["--assassin", "OPERA", "--json"],
+    )
+    .ok()
+    .json();
+    let plain = suggest(
+        "loch ness,new york",
+        "fire",
+        &["--assassin", "opera", "--json"],
+    )
+    .ok()
+    .json();
+    assert_eq!(typed, plain);
+    let board = ["loch ness", "new york", "fire", "opera"];
+    check_suggestion(&plain, &["loch ness", "new york"], &board);
+    // The lexicon the CLI uses: no clue is a stopword or an inflection of a card's word.
+    let clue = plain["clue"].as_str().unwrap();
+    for s in std::iter::once(&plain).chain(plain["alternatives"].as_array().unwrap()) {
+        let clue = s["clue"].as_str().unwrap();
+        assert!(!TextLexicon.is_stopword(clue), "{clue}");
+        for w in board.iter().flat_map(|w| w.split(' ')) {
+            assert!(!TextLexicon.is_inflection_of(clue, w), "{clue} / {w}");
+        }
+    }
+    assert!(!clue.is_empty());
 }
 
 #[test]
@@ -429,11 +488,20 @@ fn play_is_deterministic() {
             "{w} is not a covered term"
         );
     }
-    // Every turn's clue is legal on the board it was given for: not one of the words.
-    for t in v["turns"].as_array().unwrap() {
-        if let Some(clue) = t["clue"]["clue"].as_str() {
-            assert!(!words.contains(clue), "clue {clue} is a board word");
+    // Every turn's clue is legal on the board it was given for: not one of the words; and
+    // no clue is given twice, whatever the strategy.
+    for strategy in ["threshold", "herfindahl"] {
+        let g = query(&["play", "--seed", "3", "--strategy", strategy, "--json"])
+            .ok()
+            .json();
+        let mut given = BTreeSet::new();
+        for t in g["turns"].as_array().unwrap() {
+            if let Some(clue) = t["clue"]["clue"].as_str() {
+                assert!(!words.contains(clue), "clue {clue} is a board word");
+                assert!(given.insert(clue.to_string()), "{strategy}: {clue} twice");
+            }
         }
+        assert!(!given.is_empty(), "{strategy} gave no clue: {g}");
     }
     // Another seed, another board.
     let other = query(&["play", "--seed", "4", "--json"]).ok().json();
@@ -445,7 +513,12 @@ fn eval_reports_both_strategies() {
     let v = query(&["eval", "--games", "5", "--seed", "1", "--json"])
         .ok()
         .json();
-    let reports = v.as_array().unwrap_or_else(|| panic!("{v}"));
+    assert!(v["note"].as_str().unwrap().contains("optimistic"), "{v}");
+    assert_eq!(
+        (v["games"].as_u64(), v["seed"].as_u64()),
+        (Some(5), Some(1))
+    );
+    let reports = v["strategies"].as_array().unwrap_or_else(|| panic!("{v}"));
     let names: Vec<&str> = reports
         .iter()
         .map(|r| r["strategy"].as_str().unwrap())
@@ -473,7 +546,11 @@ fn eval_reports_both_strategies() {
         assert!(rate("mean_clue_number") >= 1.0, "{r}");
         let net = (rate("correct") - rate("incorrect")) / clues;
         assert!((rate("net_per_clue") - net).abs() < 1e-9, "{r}");
+        // Both strategies give clues the guesser can follow: more right cards than wrong.
+        assert!(rate("net_per_clue") > 0.0, "{r}");
     }
+    let run = query(&["eval", "--games", "0"]).failed();
+    assert!(run.stderr.contains("--games 0"), "{}", run.stderr);
     // The text form says the figures are optimistic (our spymaster with our own guesser).
     let text = query(&["eval", "--games", "1", "--seed", "1"]).ok();
     assert!(text.stdout.contains("optimistic"), "{}", text.stdout);

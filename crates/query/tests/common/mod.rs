@@ -25,6 +25,14 @@ impl MemoryKnowledge {
         self
     }
 
+    /// Forgets every `score(clue, term)`.
+    pub fn remove_score(&mut self, clue: &str, term: &str) -> &mut Self {
+        if let Some(v) = self.clues.get_mut(term) {
+            v.retain(|(c, _)| c != clue);
+        }
+        self
+    }
+
     /// Records the term's document.
     pub fn doc(&mut self, term: &str, words: &[(&str, u64)]) -> &mut Self {
         self.docs.insert(
