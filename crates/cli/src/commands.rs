@@ -29,9 +29,17 @@ pub struct IngestArgs {
     /// API: file recording the ids fetched; rerun with the same file (and --resume) to go on.
     #[arg(long)]
     state: Option<PathBuf>,
-    /// Add to the existing database instead of starting a new one (to resume an API ingest).
+    /// API: add to the existing database instead of starting a new one (to go on after an
+    /// interrupted run; use the same --state file).
     #[arg(long)]
     resume: bool,
+    /// API: the User-Agent sent with every request. Wikimedia asks for one naming the tool and
+    /// a way to reach you: `clue-db/0.1 (you@example.org)`.
+    #[arg(long)]
+    user_agent: Option<String>,
+    /// API: requests in flight at once (Wikimedia asks for few).
+    #[arg(long, default_value_t = 2)]
+    concurrency: usize,
     /// The database to write; replaced only if the ingest succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -84,17 +92,36 @@ fn request(
 }
 
 pub fn ingest(a: IngestArgs) -> Result<()> {
+    check_ingest_options(&a)?;
     let build = if a.resume && a.db.exists() {
         Build::update(&a.db)?
     } else {
         Build::create(&a.db)?
     };
+    // A resumable API ingest saves what it fetched when the fetch fails, so that the state
+    // file (which has recorded those pages) and the database agree.
+    let keep_partial = a.format == Format::Api && a.state.is_some();
     let req = Request {
         page_ids: a.page_ids,
         state: a.state,
+        keep_partial,
+        user_agent: a.user_agent.clone(),
+        concurrency: Some(a.concurrency),
         ..request(a.format, a.paths, a.index, a.skip_site_pages)
     };
-    let report = pipeline::ingest::run(&build, &req)?;
+    let report = match pipeline::ingest::run(&build, &req) {
+        Ok(r) => r,
+        Err(e)
+            if e.downcast_ref::<pipeline::ingest::PartialIngest>()
+                .is_some() =>
+        {
+            build
+                .finish()
+                .context("saving the pages fetched before the failure")?;
+            return Err(e.context(format!("{} holds the pages fetched so far", a.db.display())));
+        }
+        Err(e) => return Err(e),
+    };
     build.finish()?;
     eprintln!(
         "ingested {} pages ({} redirects, {} disambiguation), {} links ({} unresolved) into {}",
@@ -105,6 +132,65 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
         report.links_unresolved,
         a.db.display()
     );
+    Ok(())
+}
+
+/// Refuses option combinations that would be ignored or would lose data.
+fn check_ingest_options(a: &IngestArgs) -> Result<()> {
+    let one_path = matches!(
+        a.format,
+        Format::Multistream | Format::Wikispeedia | Format::Api
+    );
+    if one_path && a.paths.len() > 1 {
+        bail!(
+            "--format {:?} reads one PATH, got {}: {}",
+            a.format,
+            a.paths.len(),
+            a.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if a.index.is_some() && a.format != Format::Multistream {
+        bail!("--index is for --format multistream only");
+    }
+    if a.format != Format::Api
+        && (!a.page_ids.is_empty() || a.state.is_some() || a.user_agent.is_some())
+    {
+        bail!("--page-ids, --state and --user-agent are for --format api only");
+    }
+    if a.concurrency == 0 {
+        bail!("--concurrency 0: give 1 or more requests in flight");
+    }
+    if a.skip_site_pages && a.format != Format::Wikispeedia {
+        bail!("--skip-site-pages is for --format wikispeedia only");
+    }
+    if a.resume && a.format != Format::Api {
+        bail!("--resume is for --format api only (other sources are read whole)");
+    }
+    // The state file lists pages already stored in the database at --db: it only makes sense
+    // together with that database.
+    if let Some(state) = &a.state {
+        let done = wiki::api::read_state(state)
+            .with_context(|| format!("reading the state file {}", state.display()))?;
+        let resumable = a.resume && a.db.exists();
+        if !done.is_empty() && !resumable {
+            bail!(
+                "{} records {} pages as fetched, but {}: pass --resume to add to the database \
+                 at {} (it holds them), or remove the state file to start afresh",
+                state.display(),
+                done.len(),
+                if a.db.exists() {
+                    "this run would start a new database"
+                } else {
+                    "there is no database to add to"
+                },
+                a.db.display()
+            );
+        }
+    }
     Ok(())
 }
 

@@ -45,7 +45,35 @@ pub struct Request {
     pub page_ids: Vec<u64>,
     /// API: the file recording fetched ids, for resuming.
     pub state: Option<PathBuf>,
+    /// API: when the fetch fails part-way, keep what was stored (and fail with
+    /// [`PartialIngest`]) so that the caller can save it and a rerun can go on from there.
+    pub keep_partial: bool,
+    /// API: the User-Agent to send (default [`wiki::api::DEFAULT_USER_AGENT`]); Wikimedia asks
+    /// for one that names the tool and a contact.
+    pub user_agent: Option<String>,
+    /// API: requests in flight at once (default 2).
+    pub concurrency: Option<usize>,
 }
+
+/// An API ingest that failed part-way with `keep_partial` set: the pages fetched so far are
+/// stored and their links resolved; the build is worth saving, and the state file agrees with it.
+#[derive(Debug)]
+pub struct PartialIngest {
+    pub pages: u64,
+}
+
+impl std::fmt::Display for PartialIngest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the fetch stopped part-way; the {} pages fetched so far are kept: run the same \
+             command with --resume to fetch the rest",
+            self.pages
+        )
+    }
+}
+
+impl std::error::Error for PartialIngest {}
 
 impl Request {
     /// A request for files of one format, with no API settings.
@@ -57,6 +85,9 @@ impl Request {
             skip_site_pages: false,
             page_ids: Vec::new(),
             state: None,
+            keep_partial: false,
+            user_agent: None,
+            concurrency: None,
         }
     }
 }
@@ -69,9 +100,15 @@ fn api_pages(req: &Request) -> Result<wiki::api::FetchPages> {
     if req.page_ids.is_empty() {
         bail!("--format api needs --page-ids ID,ID,…");
     }
+    let defaults = wiki::api::ApiOptions::default();
     let options = wiki::api::ApiOptions {
         state_file: req.state.clone(),
-        ..Default::default()
+        user_agent: req
+            .user_agent
+            .clone()
+            .unwrap_or(defaults.user_agent.clone()),
+        concurrency: req.concurrency.unwrap_or(defaults.concurrency).max(1),
+        ..defaults
     };
     let client = wiki::api::ApiClient::new(&url.to_string_lossy(), options)?;
     Ok(client.fetch_pages(&req.page_ids)?)
@@ -337,10 +374,26 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
         }
         Format::Sql => ingest_sql(build, &req.paths, &progress)?,
         Format::Api => {
-            store_pages(build, api_pages(req)?, &progress, 0)?;
+            if let Err(e) = store_pages(build, api_pages(req)?, &progress, 0) {
+                if !req.keep_partial {
+                    return Err(e);
+                }
+                // The state file has recorded exactly the pages written so far: keep them.
+                build.commit_if_open()?;
+                build.resolve_links_keeping_pending()?;
+                let [pages, ..] = build.ingest_counts()?;
+                build.set_meta("ingest.partial", "true")?;
+                return Err(e.context(PartialIngest { pages }));
+            }
         }
     }
-    let links = build.resolve_links()?;
+    // An API ingest may be resumed: links to pages not fetched yet wait for them.
+    let links = if req.format == Format::Api {
+        build.set_meta("ingest.partial", "false")?;
+        build.resolve_links_keeping_pending()?
+    } else {
+        build.resolve_links()?
+    };
     let [pages, redirects, disambiguations, stored_links, texts] = build.ingest_counts()?;
     let report = Report {
         pages,

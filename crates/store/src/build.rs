@@ -118,6 +118,14 @@ impl Build {
         Ok(())
     }
 
+    /// Commits the open transaction, if any: what a failed stream wrote before it failed.
+    pub fn commit_if_open(&self) -> Result<()> {
+        if !self.conn.is_autocommit() {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
     /// Read access to what has been written so far, for the next stage.
     pub fn reader(&self) -> Store<'_> {
         Store {

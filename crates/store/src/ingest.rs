@@ -147,6 +147,16 @@ impl Build {
     /// Turns staged links into `links` between stored pages, following one redirect hop, then
     /// drops the staging tables.
     pub fn resolve_links(&self) -> Result<LinkStats> {
+        self.resolve(false)
+    }
+
+    /// As [`resolve_links`](Self::resolve_links), but links whose target is not stored yet stay
+    /// staged in `ingest_links`, for a later run that adds their pages (a resumed API ingest).
+    pub fn resolve_links_keeping_pending(&self) -> Result<LinkStats> {
+        self.resolve(true)
+    }
+
+    fn resolve(&self, keep_pending: bool) -> Result<LinkStats> {
         self.ensure_staging()?;
         let missing_targets = self.join_link_targets()?;
         let c = &self.conn;
@@ -155,7 +165,7 @@ impl Build {
         let before: i64 = c.query_row("SELECT count(*) FROM links", [], |r| r.get(0))?;
         c.execute_batch(
             "CREATE TEMP TABLE resolved AS
-             SELECT l.src AS src,
+             SELECT l.rowid AS staged_row, l.src AS src,
                     CASE WHEN p.redirect_to IS NULL THEN p.id ELSE t.id END AS dst,
                     p.redirect_to IS NOT NULL AS via_redirect
              FROM ingest_links l
@@ -171,10 +181,16 @@ impl Build {
             [],
             |r| r.get(0),
         )?;
-        c.execute_batch(
+        let cleanup = if keep_pending {
+            "DELETE FROM ingest_links WHERE rowid IN (SELECT staged_row FROM resolved);
+             DROP TABLE resolved;"
+        } else {
+            "DROP TABLE resolved; DROP TABLE ingest_links;"
+        };
+        c.execute_batch(&format!(
             "INSERT OR IGNORE INTO links (src, dst) SELECT src, dst FROM resolved ORDER BY src, dst;
-             DROP TABLE resolved; DROP TABLE ingest_links;",
-        )
+             {cleanup}"
+        ))
         .context("storing resolved links")?;
         let after: i64 = c.query_row("SELECT count(*) FROM links", [], |r| r.get(0))?;
         Ok(LinkStats {
