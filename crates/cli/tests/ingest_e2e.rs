@@ -295,6 +295,8 @@ fn sql_fixtures_current_layout() {
     // stored pages: DUMMY and User:NONARTICLE are not pages, and page 42 does not exist.
     assert_eq!(link_pairs(&c), BTreeSet::from([(21, 1)]));
     assert_eq!(meta(&c, "ingest.links_unresolved").as_deref(), Some("2"));
+    // Whole dumps: each ends with mysqldump's `-- Dump completed` line.
+    assert_eq!(meta(&c, "ingest.sql_incomplete_files").as_deref(), Some(""));
     assert_eq!(
         meta(&c, "ingest.link_targets_missing").as_deref(),
         Some("0")
@@ -304,21 +306,27 @@ fn sql_fixtures_current_layout() {
 #[test]
 fn sql_pagelinks_whose_targets_are_missing() {
     // The dewiki excerpts: 731 pagelinks rows (the INSERT goes on over a second line) whose
-    // target ids are none of the 191 linktarget rows. Copied under names that say their table.
+    // target ids are none of the 191 linktarget rows.
     let dir = tempfile::tempdir().unwrap();
-    let lt = dir.path().join("dewiki-20240901-linktarget.sql");
-    let pl = dir.path().join("dewiki-20240901-pagelinks.sql");
-    std::fs::copy(sql_sample("dewiki-20240901-linktarget-small.sql"), &lt).unwrap();
-    std::fs::copy(sql_sample("dewiki-20240901-pagelinks-small.sql"), &pl).unwrap();
+    // The files say their table in their INSERT, whatever their names.
+    let lt = sql_sample("dewiki-20240901-linktarget-small.sql");
+    let pl = sql_sample("dewiki-20240901-pagelinks-small.sql");
     let db = dir.path().join("s.sqlite");
-    ingest(
+    let run = ingest(
         "sql",
         &[&sql_sample("test-20240901-page.sql"), &lt, &pl],
         &[],
         &db,
     )
     .ok();
+    // Excerpts: no `-- Dump completed` line, said on stderr and in meta.
+    assert!(run.stderr.contains("-- Dump completed"), "{}", run.stderr);
     let c = open(&db);
+    let incomplete = meta(&c, "ingest.sql_incomplete_files").unwrap();
+    assert!(
+        incomplete.contains("linktarget-small.sql") && incomplete.contains("pagelinks-small.sql"),
+        "{incomplete}"
+    );
     assert_eq!(count(&c, "SELECT count(*) FROM pages"), 14);
     assert_eq!(count(&c, "SELECT count(*) FROM links"), 0);
     assert_eq!(

@@ -5,6 +5,7 @@
 
 use crate::{progress, record};
 use anyhow::{Context, Result, bail};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use store::{Build, NewPage};
@@ -192,37 +193,51 @@ pub fn store_pages(
     Ok(stored)
 }
 
-/// Finds the dump file of `table` among `paths` (`…-page.sql.gz`, `…-pagelinks.sql`…).
-fn sql_file<'a>(paths: &'a [PathBuf], table: &str) -> Option<&'a Path> {
-    paths
-        .iter()
-        .map(PathBuf::as_path)
-        .find(|p| is_sql_dump_of(p, table))
+/// The table a SQL dump fills: the one its first `INSERT` names (so excerpts such as
+/// `…-linktarget-small.sql` and any compression work), else, for a dump without rows, the one
+/// its file name says (`enwiki-…-page.sql.gz`, `page.sql`).
+fn sql_table(path: &Path) -> Result<String> {
+    let mut peek = wiki::sql::SqlReader::open(path, &Progress::default())?;
+    peek.next_row()?;
+    if !peek.table().is_empty() {
+        return Ok(peek.table().to_string());
+    }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let stem = name.split(".sql").next().unwrap_or(name);
+    Ok(stem.rsplit('-').next().unwrap_or(stem).to_string())
 }
 
-/// Whether the file name says it is the dump of `table` (`enwiki-…-page.sql.gz`, `page.sql`).
-fn is_sql_dump_of(path: &Path, table: &str) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let stem = name.trim_end_matches(".gz").trim_end_matches(".sql");
-    stem.ends_with(&format!("-{table}")) || stem == table
+/// Each dump's table, every path used once: a file of another table or a table given twice is
+/// an error rather than silently left out.
+fn sql_tables(paths: &[PathBuf]) -> Result<HashMap<String, PathBuf>> {
+    let mut out: HashMap<String, PathBuf> = HashMap::new();
+    for p in paths {
+        let table = sql_table(p)?;
+        if !SQL_TABLES.contains(&table.as_str()) {
+            bail!(
+                "{}: a dump of `{table}`; the SQL ingest reads {}",
+                p.display(),
+                SQL_TABLES.join(", ")
+            );
+        }
+        if let Some(first) = out.insert(table.clone(), p.clone()) {
+            bail!(
+                "two dumps of `{table}`: {} and {}",
+                first.display(),
+                p.display()
+            );
+        }
+    }
+    Ok(out)
 }
 
 /// The tables the SQL ingest reads, each with its typed reader in `wiki::sql`.
 const SQL_TABLES: [&str; 4] = ["page", "redirect", "pagelinks", "linktarget"];
 
-/// Reads one SQL dump to the end with the reader of its table and returns its row count. The
-/// table comes from the file name like [`sql_file`] reads it, else from the file's first
-/// `INSERT` (excerpts such as `…-linktarget-small.sql` name it only inside); a table with no
-/// typed reader has its rows counted untyped.
+/// Reads one SQL dump to the end with the reader of its table ([`sql_table`]) and returns its
+/// row count; a table with no typed reader has its rows counted untyped.
 fn bench_sql_file(path: &Path, progress: &Progress) -> Result<u64> {
-    let table = match SQL_TABLES.iter().find(|t| is_sql_dump_of(path, t)) {
-        Some(t) => t.to_string(),
-        None => {
-            let mut peek = wiki::sql::SqlReader::open(path, &Progress::default())?;
-            peek.next_row()?;
-            peek.table().to_string()
-        }
-    };
+    let table = sql_table(path)?;
     fn rows<T>(it: impl Iterator<Item = wiki::Result<T>>) -> Result<u64> {
         let mut n = 0;
         for row in it {
@@ -267,14 +282,27 @@ fn expand_sql_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<()> {
     let paths = expand_sql_paths(paths)?;
-    let Some(page_file) = sql_file(&paths, "page") else {
-        bail!(
-            "no `page` SQL dump among {paths:?} (expected a file named like `enwiki-…-page.sql.gz`)"
-        );
+    let tables = sql_tables(&paths)?;
+    let Some(page_file) = tables.get("page") else {
+        bail!("no `page` SQL dump among {paths:?}: the pages are what links join");
+    };
+    let pb = progress::bytes_bar(total_size(&paths));
+    pb.set_prefix("ingest");
+    let mut rows = 0u64;
+    // Every BATCH rows: commit, and show how far the input is read.
+    let mut tick = |what: &str| -> Result<()> {
+        rows += 1;
+        if rows.is_multiple_of(BATCH) {
+            build.commit()?;
+            build.begin()?;
+            pb.set_position(progress.disk());
+            pb.set_message(format!("{rows} rows ({what})"));
+        }
+        Ok(())
     };
     build.begin()?;
-    let mut n = 0u64;
-    for row in wiki::sql::read_pages(page_file, progress)? {
+    let mut rows_of = wiki::sql::read_pages(page_file, progress)?;
+    for row in &mut rows_of {
         let row = row?;
         build.insert_page(&NewPage {
             id: row.id,
@@ -286,29 +314,39 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
             is_disambiguation: false,
             text: None,
         })?;
-        n += 1;
-        if n.is_multiple_of(BATCH) {
-            build.commit()?;
-            build.begin()?;
-        }
+        tick("page")?;
     }
-    if let Some(f) = sql_file(&paths, "redirect") {
-        for row in wiki::sql::read_redirects(f, progress)? {
+    let mut incomplete = Vec::new();
+    let mut check = |completed: bool, path: &Path| {
+        if !completed {
+            incomplete.push(path.display().to_string());
+        }
+    };
+    check(rows_of.completed(), page_file);
+    if let Some(f) = tables.get("redirect") {
+        let mut rows_of = wiki::sql::read_redirects(f, progress)?;
+        for row in &mut rows_of {
             let row = row?;
             // A redirect into another namespace keeps its prefix, so it never resolves to an
             // article of the same name.
             let target = wiki::title::with_namespace(row.ns, &row.title);
             build.set_redirect(row.from, &target)?;
+            tick("redirect")?;
         }
+        check(rows_of.completed(), f);
     }
-    if let Some(lt) = sql_file(&paths, "linktarget") {
-        for row in wiki::sql::read_linktargets(lt, progress)? {
+    if let Some(lt) = tables.get("linktarget") {
+        let mut rows_of = wiki::sql::read_linktargets(lt, progress)?;
+        for row in &mut rows_of {
             let row = row?;
             build.stage_link_target(row.id, row.ns, &row.title)?;
+            tick("linktarget")?;
         }
+        check(rows_of.completed(), lt);
     }
-    if let Some(f) = sql_file(&paths, "pagelinks") {
-        for row in wiki::sql::read_pagelinks(f, progress)? {
+    if let Some(f) = tables.get("pagelinks") {
+        let mut rows_of = wiki::sql::read_pagelinks(f, progress)?;
+        for row in &mut rows_of {
             let row = row?;
             match row.target {
                 wiki::sql::LinkTarget::Title { ns, title } => {
@@ -316,9 +354,21 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
                 }
                 wiki::sql::LinkTarget::Id(id) => build.stage_link_by_target(row.from, id)?,
             }
+            tick("pagelinks")?;
         }
+        check(rows_of.completed(), f);
     }
     build.commit()?;
+    pb.finish_and_clear();
+    // mysqldump ends a whole dump with `-- Dump completed`: without it the file is an excerpt
+    // or was cut between two tuples. Both read cleanly, so say so rather than fail.
+    if !incomplete.is_empty() {
+        eprintln!(
+            "warning: no `-- Dump completed` line at the end of {}: an excerpt, or cut short",
+            incomplete.join(", ")
+        );
+    }
+    build.set_meta("ingest.sql_incomplete_files", &incomplete.join(" "))?;
     Ok(())
 }
 
@@ -515,14 +565,26 @@ mod tests {
     }
 
     #[test]
-    fn dump_names_map_to_tables() {
-        let p = Path::new("enwiki-20240901-pagelinks.sql.gz");
-        assert!(is_sql_dump_of(p, "pagelinks"));
-        assert!(!is_sql_dump_of(p, "page"));
-        assert!(is_sql_dump_of(Path::new("page.sql"), "page"));
-        assert!(!is_sql_dump_of(
-            Path::new("x-linktarget-small.sql"),
-            "linktarget"
+    fn dumps_say_their_table() {
+        let dir = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/data/sql-sample"
         ));
+        // From the first INSERT, whatever the name.
+        let small = dir.join("dewiki-20240901-linktarget-small.sql");
+        assert_eq!(sql_table(&small).unwrap(), "linktarget");
+        // A dump without rows: from the name.
+        let tmp = tempfile::tempdir().unwrap();
+        let empty = tmp.path().join("enwiki-20240901-redirect.sql");
+        std::fs::write(&empty, "-- no rows\n").unwrap();
+        assert_eq!(sql_table(&empty).unwrap(), "redirect");
+        // Every path is used: another table, or a table twice, is refused by name.
+        let page = dir.join("test-20240901-page.sql");
+        let err = sql_tables(&[page.clone(), page.clone()]).unwrap_err();
+        assert!(err.to_string().contains("two dumps of `page`"), "{err}");
+        let other = tmp.path().join("categorylinks.sql");
+        std::fs::write(&other, "INSERT INTO `categorylinks` VALUES (1,'A');\n").unwrap();
+        let err = sql_tables(&[page, other]).unwrap_err();
+        assert!(err.to_string().contains("categorylinks"), "{err}");
     }
 }

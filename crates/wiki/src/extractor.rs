@@ -110,7 +110,7 @@ impl Docs {
         let n = self
             .input
             .read_until(b'\n', &mut self.line)
-            .map_err(|e| Error::io(&self.path, e))?;
+            .map_err(|e| self.error(self.line_no + 1, format!("reading: {e}")))?;
         self.line_no += u64::from(n > 0);
         Ok(n > 0)
     }
@@ -154,7 +154,7 @@ impl Docs {
             let n = self
                 .input
                 .read_until(b'\n', &mut self.body)
-                .map_err(|e| Error::io(&self.path, e))?;
+                .map_err(|e| self.error(self.line_no + 1, format!("reading: {e}")))?;
             if n == 0 {
                 return Err(self.error(
                     header_line,

@@ -56,11 +56,12 @@ impl std::fmt::Display for Position {
 /// Every reader error names the input and, where known, the position in it.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{}: {source}", path.display())]
+    /// The cause is part of the message, not a `source()`, so that a chain printed by
+    /// `anyhow` (`{:#}`) does not say it twice.
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{}: {position}: {message}", path.display())]
     Parse {
@@ -76,7 +77,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
     pub fn parse(path: impl Into<PathBuf>, position: Position, message: impl Into<String>) -> Self {

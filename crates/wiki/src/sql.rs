@@ -17,7 +17,9 @@
 //!   sit between tuples and values.
 //! - An `INSERT` that stops at the end of the file right after a complete tuple, with no `;`, is
 //!   accepted: excerpts of real dumps (like the fixtures in `sql-sample/`) are cut that way. A file
-//!   that ends inside a tuple is an error.
+//!   that ends inside a tuple is an error. Whether mysqldump's closing `-- Dump completed` line
+//!   was read is reported ([`SqlReader::completed`]), so a caller can tell a whole dump from an
+//!   excerpt or a file cut between tuples.
 //! - MySQL escapes `\0 \' \" \b \n \r \t \Z \\` are decoded; any other `\x` is `x`, as MySQL does.
 //!   A doubled quote `''` inside a string is a quote. `_binary '..'` and `0x..` literals are read
 //!   as byte strings, so `mysqldump` output from MySQL 8 or `--hex-blob` also parses.
@@ -95,6 +97,8 @@ pub struct SqlReader {
     columns: Vec<String>,
     /// Bumped whenever `columns` may change, so typed readers know to look names up again.
     schema_generation: u64,
+    /// Whether mysqldump's closing `-- Dump completed` line has been read.
+    completed: bool,
     slots: Vec<Slot>,
     scratch: Vec<u8>,
     /// Offset in `buf` where the current tuple starts. Its line and column are worked out only
@@ -138,6 +142,7 @@ impl SqlReader {
             insert_table: String::new(),
             columns: Vec::new(),
             schema_generation: 0,
+            completed: false,
             slots: Vec::new(),
             scratch: Vec::new(),
             row_start: 0,
@@ -147,6 +152,12 @@ impl SqlReader {
     /// The file being read.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the dump's closing `-- Dump completed` line has been read: after the last row,
+    /// false for an excerpt or a file cut between tuples.
+    pub fn completed(&self) -> bool {
+        self.completed
     }
 
     /// Table of the current `INSERT` (empty before the first one).
@@ -255,10 +266,11 @@ impl SqlReader {
 
     /// Appends the next line to the buffer; `false` at the end of the input.
     fn append_line(&mut self) -> Result<bool> {
-        let n = self
-            .input
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| Error::io(&self.path, e))?;
+        let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| {
+            // A cut or corrupt compressed file: say where the text stopped.
+            let line = self.line_no + self.lines_in_buf;
+            Error::parse(&self.path, Position::Line(line), format!("reading: {e}"))
+        })?;
         if n > 0 {
             self.lines_in_buf += 1;
         }
@@ -288,6 +300,10 @@ impl SqlReader {
             .take_while(|b| b.is_ascii_whitespace())
             .count();
         let line = &self.buf[start..];
+        if line.starts_with(b"-- Dump completed") {
+            self.completed = true;
+            return Ok(());
+        }
         if let Some(rest) = strip_prefix_ci(line, b"CREATE TABLE ") {
             let name = backquoted(rest).map(|(n, _)| n).unwrap_or_default();
             return self.create_table(name);
@@ -751,6 +767,11 @@ pub struct Records<T: SqlRecord> {
 }
 
 impl<T: SqlRecord> Records<T> {
+    /// See [`SqlReader::completed`].
+    pub fn completed(&self) -> bool {
+        self.reader.completed()
+    }
+
     pub fn new(reader: SqlReader) -> Self {
         Records {
             reader,

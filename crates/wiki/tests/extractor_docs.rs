@@ -360,3 +360,25 @@ fn enwiki_2015_escaped_title_is_decoded() {
         &page.text[..60]
     );
 }
+
+/// A `.xz` cut in half fails with the file and the line where the text stopped.
+#[test]
+fn cut_xz_names_the_line() {
+    let mut body = String::new();
+    for id in 1..=2000 {
+        body.push_str(&format!(
+            "<doc id=\"{id}\" url=\"https://en.wikipedia.org/wiki?curid={id}\" title=\"Page {id}\">\nPage {id}\n\nText of page {id}, long enough to fill the stream.\n</doc>\n"
+        ));
+    }
+    let mut xz = liblzma::write::XzEncoder::new(Vec::new(), 6);
+    xz.write_all(body.as_bytes()).unwrap();
+    let xz = xz.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(&dir, "cut.txt.xz", &xz[..xz.len() / 2]);
+    let (position, message) = first_error(&path);
+    assert!(
+        matches!(position, Position::Line(l) if l > 1),
+        "{position:?}"
+    );
+    assert!(message.starts_with("reading: "), "{message}");
+}

@@ -448,3 +448,29 @@ fn column_lists_in_insert_statements() {
     let rows = collect(read_linktargets(&path, &Progress::default()).unwrap());
     assert_eq!(rows, [lt(1, 0, "A"), lt(2, 0, "B b"), lt(3, 14, "C")]);
 }
+
+/// A `.sql.gz` cut in half fails with the file, the line where the text stopped, and the
+/// decoder's message said once.
+#[test]
+fn cut_gzip_dump_names_the_line() {
+    let text = std::fs::read(sample("test-20240901-pagelinks.sql")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&text).unwrap();
+    let gz = gz.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cut-pagelinks.sql.gz");
+    std::fs::write(&path, &gz[..gz.len() / 2]).unwrap();
+    let err = read_pagelinks(&path, &Progress::default())
+        .and_then(|rows| rows.collect::<Result<Vec<_>>>())
+        .unwrap_err();
+    let shown = err.to_string();
+    assert!(shown.contains("cut-pagelinks.sql.gz"), "{shown}");
+    let (position, message) = parse_error(err);
+    assert!(
+        matches!(position, Position::Line(l) if l >= 1),
+        "{position:?}"
+    );
+    assert!(message.starts_with("reading: "), "{message}");
+    let cause = message.trim_start_matches("reading: ");
+    assert_eq!(shown.matches(cause).count(), 1, "said twice: {shown}");
+}
