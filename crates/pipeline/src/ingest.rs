@@ -189,7 +189,12 @@ pub fn store_pages(
     }
     build.commit()?;
     pb.finish_and_clear();
-    build.set_meta("ingest.duplicates", &duplicates.to_string())?;
+    // Several files add up (`--format xml a.xml b.xml`).
+    let before: u64 = build
+        .meta("ingest.duplicates")?
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0);
+    build.set_meta("ingest.duplicates", &(before + duplicates).to_string())?;
     Ok(stored)
 }
 
@@ -304,9 +309,11 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
     let mut rows_of = wiki::sql::read_pages(page_file, progress)?;
     for row in &mut rows_of {
         let row = row?;
+        // Titles as Wikipedia displays them, namespace prefix included (as XML dumps give
+        // them); SQL dumps carry no namespace names, so the canonical ones are used.
         build.insert_page(&NewPage {
             id: row.id,
-            title: &row.title,
+            title: &wiki::title::with_namespace(row.ns, &row.title),
             ns: row.ns,
             // `page_is_redirect` without a `redirect` row leaves the target unknown: an empty
             // title, so the page is no article and links to it do not resolve.
@@ -339,7 +346,8 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
         let mut rows_of = wiki::sql::read_linktargets(lt, progress)?;
         for row in &mut rows_of {
             let row = row?;
-            build.stage_link_target(row.id, row.ns, &row.title)?;
+            let title = wiki::title::with_namespace(row.ns, &row.title);
+            build.stage_link_target(row.id, row.ns, &title)?;
             tick("linktarget")?;
         }
         check(rows_of.completed(), lt);
@@ -350,7 +358,7 @@ fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<(
             let row = row?;
             match row.target {
                 wiki::sql::LinkTarget::Title { ns, title } => {
-                    build.stage_link(row.from, ns, &title)?
+                    build.stage_link(row.from, ns, &wiki::title::with_namespace(ns, &title))?
                 }
                 wiki::sql::LinkTarget::Id(id) => build.stage_link_by_target(row.from, id)?,
             }
