@@ -165,8 +165,11 @@ print(f"{len(copies)} pages in {(len(copies) + 99) // 100} streams", file=sys.st
 PY
 MS_LABEL="multistream (excerpt x$MS_REPEAT)"
 read_row "$MS_LABEL, as one .xml.bz2" - xml "$TMP/ms.xml.bz2"
-read_row "$MS_LABEL, 1 thread" RAYON_NUM_THREADS=1 multistream "$TMP/ms.xml.bz2" --index "$TMP/ms-index.txt.bz2"
-read_row "$MS_LABEL, 2 threads" RAYON_NUM_THREADS=2 multistream "$TMP/ms.xml.bz2" --index "$TMP/ms-index.txt.bz2"
+# Scaling with cores: one run per thread count, 1 to the machine's cores.
+for threads in $(seq 1 "$(nproc)"); do
+    read_row "$MS_LABEL, $threads thread(s)" "RAYON_NUM_THREADS=$threads" multistream \
+        "$TMP/ms.xml.bz2" --index "$TMP/ms-index.txt.bz2"
+done
 rm -f "$TMP"/ms* "$TMP/enwiki.xml"
 
 # ---------------------------------------------------------------------------------------------
