@@ -4,7 +4,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use pipeline::ingest::{Format, Request};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use store::{Build, Store};
 
 pub const DEFAULT_DB: &str = "db/clues.sqlite";
@@ -26,11 +26,9 @@ pub struct IngestArgs {
     /// API: page ids to fetch, comma-separated.
     #[arg(long, value_delimiter = ',')]
     page_ids: Vec<u64>,
-    /// API: file recording the ids fetched; rerun with the same file (and --resume) to go on.
-    #[arg(long)]
-    state: Option<PathBuf>,
-    /// API: add to the existing database instead of starting a new one (to go on after an
-    /// interrupted run; use the same --state file).
+    /// API: add to the database at --db instead of starting a new one, skipping the pages it
+    /// already holds: how a failed or interrupted fetch goes on. (A failed fetch saves what it
+    /// stored when it adds to a database, or when there was none.)
     #[arg(long)]
     resume: bool,
     /// API: the User-Agent sent with every request. Wikimedia asks for one naming the tool and
@@ -40,6 +38,9 @@ pub struct IngestArgs {
     /// API: requests in flight at once (Wikimedia asks for few).
     #[arg(long, default_value_t = 2)]
     concurrency: usize,
+    /// API: milliseconds before the first retry (doubled for each further one); for tests.
+    #[arg(long, hide = true)]
+    api_backoff_ms: Option<u64>,
     /// The database to write; replaced only if the ingest succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -98,15 +99,15 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
     } else {
         Build::create(&a.db)?
     };
-    // A resumable API ingest saves what it fetched when the fetch fails, so that the state
-    // file (which has recorded those pages) and the database agree.
-    let keep_partial = a.format == Format::Api && a.state.is_some();
+    // A failed API fetch keeps what it stored when that loses nothing: when it adds to the
+    // database (--resume), or when there was none. Over another database it leaves it alone.
+    let keep_partial = a.format == Format::Api && (a.resume || !a.db.exists());
     let req = Request {
         page_ids: a.page_ids,
-        state: a.state,
         keep_partial,
         user_agent: a.user_agent.clone(),
         concurrency: Some(a.concurrency),
+        backoff: a.api_backoff_ms.map(Duration::from_millis),
         ..request(a.format, a.paths, a.index, a.skip_site_pages)
     };
     let report = match pipeline::ingest::run(&build, &req) {
@@ -157,9 +158,9 @@ fn check_ingest_options(a: &IngestArgs) -> Result<()> {
         bail!("--index is for --format multistream only");
     }
     if a.format != Format::Api
-        && (!a.page_ids.is_empty() || a.state.is_some() || a.user_agent.is_some())
+        && (!a.page_ids.is_empty() || a.user_agent.is_some() || a.api_backoff_ms.is_some())
     {
-        bail!("--page-ids, --state and --user-agent are for --format api only");
+        bail!("--page-ids and --user-agent are for --format api only");
     }
     if a.concurrency == 0 {
         bail!("--concurrency 0: give 1 or more requests in flight");
@@ -169,27 +170,6 @@ fn check_ingest_options(a: &IngestArgs) -> Result<()> {
     }
     if a.resume && a.format != Format::Api {
         bail!("--resume is for --format api only (other sources are read whole)");
-    }
-    // The state file lists pages already stored in the database at --db: it only makes sense
-    // together with that database.
-    if let Some(state) = &a.state {
-        let done = wiki::api::read_state(state)
-            .with_context(|| format!("reading the state file {}", state.display()))?;
-        let resumable = a.resume && a.db.exists();
-        if !done.is_empty() && !resumable {
-            bail!(
-                "{} records {} pages as fetched, but {}: pass --resume to add to the database \
-                 at {} (it holds them), or remove the state file to start afresh",
-                state.display(),
-                done.len(),
-                if a.db.exists() {
-                    "this run would start a new database"
-                } else {
-                    "there is no database to add to"
-                },
-                a.db.display()
-            );
-        }
     }
     Ok(())
 }

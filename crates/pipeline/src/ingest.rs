@@ -5,9 +5,9 @@
 
 use crate::{progress, record};
 use anyhow::{Context, Result, bail};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use store::{Build, NewPage};
 use wiki::Page;
 use wiki::io::Progress;
@@ -29,7 +29,8 @@ pub enum Format {
     /// The Wikispeedia folder (`plaintext_articles.tar.gz`, `articles.tsv`, `links.tsv`).
     Wikispeedia,
     /// The MediaWiki API: PATH is the endpoint (`https://en.wikipedia.org/w/api.php`), pages by
-    /// `--page-ids`; with `--state FILE` an interrupted run can be resumed.
+    /// `--page-ids`; ids already in the database are skipped, so a failed or interrupted run is
+    /// resumed by running it again on the database.
     Api,
 }
 
@@ -44,8 +45,6 @@ pub struct Request {
     pub skip_site_pages: bool,
     /// API: the page ids to fetch.
     pub page_ids: Vec<u64>,
-    /// API: the file recording fetched ids, for resuming.
-    pub state: Option<PathBuf>,
     /// API: when the fetch fails part-way, keep what was stored (and fail with
     /// [`PartialIngest`]) so that the caller can save it and a rerun can go on from there.
     pub keep_partial: bool,
@@ -54,12 +53,15 @@ pub struct Request {
     pub user_agent: Option<String>,
     /// API: requests in flight at once (default 2).
     pub concurrency: Option<usize>,
+    /// API: the wait before the first retry, doubled for each further one (default 1 s).
+    pub backoff: Option<Duration>,
 }
 
 /// An API ingest that failed part-way with `keep_partial` set: the pages fetched so far are
-/// stored and their links resolved; the build is worth saving, and the state file agrees with it.
+/// stored, their links resolved and `meta` written; the build is worth saving.
 #[derive(Debug)]
 pub struct PartialIngest {
+    /// Pages this run stored.
     pub pages: u64,
 }
 
@@ -67,7 +69,7 @@ impl std::fmt::Display for PartialIngest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "the fetch stopped part-way; the {} pages fetched so far are kept: run the same \
+            "the fetch stopped part-way; the {} pages this run fetched are kept: run the same \
              command with --resume to fetch the rest",
             self.pages
         )
@@ -85,15 +87,16 @@ impl Request {
             index: None,
             skip_site_pages: false,
             page_ids: Vec::new(),
-            state: None,
             keep_partial: false,
             user_agent: None,
             concurrency: None,
+            backoff: None,
         }
     }
 }
 
-fn api_pages(req: &Request) -> Result<wiki::api::FetchPages> {
+/// Fetches the requested pages, leaving out `skip` (the ids a resumed database already holds).
+fn api_pages(req: &Request, skip: &HashSet<u64>) -> Result<wiki::api::FetchPages> {
     let url = req
         .paths
         .first()
@@ -101,18 +104,24 @@ fn api_pages(req: &Request) -> Result<wiki::api::FetchPages> {
     if req.page_ids.is_empty() {
         bail!("--format api needs --page-ids ID,ID,…");
     }
+    let todo: Vec<u64> = req
+        .page_ids
+        .iter()
+        .copied()
+        .filter(|id| !skip.contains(id))
+        .collect();
     let defaults = wiki::api::ApiOptions::default();
     let options = wiki::api::ApiOptions {
-        state_file: req.state.clone(),
         user_agent: req
             .user_agent
             .clone()
             .unwrap_or(defaults.user_agent.clone()),
         concurrency: req.concurrency.unwrap_or(defaults.concurrency).max(1),
+        backoff: req.backoff.unwrap_or(defaults.backoff),
         ..defaults
     };
     let client = wiki::api::ApiClient::new(&url.to_string_lossy(), options)?;
-    Ok(client.fetch_pages(&req.page_ids)?)
+    Ok(client.fetch_pages(&todo)?)
 }
 
 /// Counts of what an ingest stored.
@@ -432,22 +441,35 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
         }
         Format::Sql => ingest_sql(build, &req.paths, &progress)?,
         Format::Api => {
-            if let Err(e) = store_pages(build, api_pages(req)?, &progress, 0) {
+            // The database is the resume state: what it holds is not fetched again.
+            let held = build.reader().stored_page_ids(&req.page_ids)?;
+            let [before, ..] = build.ingest_counts()?;
+            if let Err(e) = store_pages(build, api_pages(req, &held)?, &progress, 0) {
                 if !req.keep_partial {
                     return Err(e);
                 }
-                // The state file has recorded exactly the pages written so far: keep them.
+                // Keep what this run stored, with links and meta, and say so.
                 build.commit_if_open()?;
-                build.resolve_links_keeping_pending()?;
-                let [pages, ..] = build.ingest_counts()?;
                 build.set_meta("ingest.partial", "true")?;
+                let report = finish_ingest(build, req, &progress, start)?;
+                let pages = report.pages - before;
                 return Err(e.context(PartialIngest { pages }));
             }
+            build.set_meta("ingest.partial", "false")?;
         }
     }
+    finish_ingest(build, req, &progress, start)
+}
+
+/// Resolves the staged links and records the ingest in `meta`.
+fn finish_ingest(
+    build: &Build,
+    req: &Request,
+    progress: &Progress,
+    start: Instant,
+) -> Result<Report> {
     // An API ingest may be resumed: links to pages not fetched yet wait for them.
     let links = if req.format == Format::Api {
-        build.set_meta("ingest.partial", "false")?;
         build.resolve_links_keeping_pending()?
     } else {
         build.resolve_links()?
@@ -529,7 +551,7 @@ pub fn bench_read(req: &Request) -> Result<ReadFigures> {
             };
             count(&mut wiki::wikispeedia::read_with(first, opts, &progress)?)?
         }
-        Format::Api => count(&mut api_pages(req)?)?,
+        Format::Api => count(&mut api_pages(req, &HashSet::new())?)?,
         Format::Sql => {
             for p in expand_sql_paths(&req.paths)? {
                 pages += bench_sql_file(&p, &progress)?;

@@ -194,6 +194,20 @@ pub struct PageRow {
 
 impl Store<'_> {
     /// Every page (articles and redirects), by id.
+    /// Which of `ids` are stored pages (a resumed API ingest skips them).
+    pub fn stored_page_ids(&self, ids: &[u64]) -> Result<std::collections::HashSet<u64>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT 1 FROM pages WHERE id = ?1")?;
+        let mut out = std::collections::HashSet::new();
+        for &id in ids {
+            if st.exists([id as i64])? {
+                out.insert(id);
+            }
+        }
+        Ok(out)
+    }
+
     pub fn pages(&self) -> Result<Vec<PageRow>> {
         let mut st = self.conn().prepare_cached(
             "SELECT id, title, ns, redirect_to, is_disambiguation, pagerank FROM pages ORDER BY id",

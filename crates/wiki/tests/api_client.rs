@@ -1,122 +1,16 @@
 //! The MediaWiki API client against a local HTTP/1.1 server on 127.0.0.1 (port 0) that answers
 //! in the real API's JSON shape (formatversion=2), including `continue` paging, errors and
-//! failures. Nothing here leaves the machine, and every test is bounded in time.
+//! failures: the `fakewiki` crate. Nothing here leaves the machine, and every test is bounded
+//! in time.
 
-use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use reqwest::Url;
-use serde_json::{Value, json};
+use fakewiki::{Action, fail_page_ids, fake_server, fake_wiki, ok, serve, status};
+use serde_json::json;
 use wiki::api::{ApiClient, ApiOptions, DEFAULT_USER_AGENT, read_state};
 use wiki::{Error, Page};
-
-// ---- a minimal HTTP/1.1 server ----
-
-/// One request as the server saw it.
-#[derive(Debug, Clone)]
-struct Request {
-    path: String,
-    params: HashMap<String, String>,
-    headers: HashMap<String, String>,
-}
-
-enum Action {
-    Reply {
-        status: u16,
-        headers: Vec<(&'static str, String)>,
-        body: String,
-    },
-    /// Accept the request and never answer (the connection is held for 10 s).
-    Hang,
-}
-
-fn ok(body: Value) -> Action {
-    Action::Reply {
-        status: 200,
-        headers: vec![],
-        body: body.to_string(),
-    }
-}
-
-struct Server {
-    base: String,
-    log: Arc<Mutex<Vec<Request>>>,
-}
-
-impl Server {
-    fn requests(&self) -> Vec<Request> {
-        self.log.lock().unwrap().clone()
-    }
-    fn count(&self) -> usize {
-        self.log.lock().unwrap().len()
-    }
-}
-
-/// Starts a server on 127.0.0.1:0 answering each request with `handler`, one thread per
-/// connection. It lives until the test process ends.
-fn serve(handler: impl Fn(&Request) -> Action + Send + Sync + 'static) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/w/api.php", listener.local_addr().unwrap());
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let handler = Arc::new(handler);
-    let server_log = log.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let (handler, log) = (handler.clone(), server_log.clone());
-            std::thread::spawn(move || {
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut request_line = String::new();
-                if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-                    return;
-                }
-                let mut headers = HashMap::new();
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-                        break;
-                    }
-                    if let Some((k, v)) = line.split_once(':') {
-                        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
-                    }
-                }
-                let target = request_line.split(' ').nth(1).unwrap_or("/").to_string();
-                let url = Url::parse(&format!("http://localhost{target}")).unwrap();
-                let request = Request {
-                    path: url.path().to_string(),
-                    params: url.query_pairs().into_owned().collect(),
-                    headers,
-                };
-                log.lock().unwrap().push(request.clone());
-                match handler(&request) {
-                    Action::Hang => std::thread::sleep(Duration::from_secs(10)),
-                    Action::Reply {
-                        status,
-                        headers,
-                        body,
-                    } => {
-                        let mut head = format!(
-                            "HTTP/1.1 {status} X\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n",
-                            body.len()
-                        );
-                        for (k, v) in headers {
-                            head.push_str(&format!("{k}: {v}\r\n"));
-                        }
-                        head.push_str("\r\n");
-                        let _ = stream.write_all(head.as_bytes());
-                        let _ = stream.write_all(body.as_bytes());
-                        let _ = stream.flush();
-                    }
-                }
-            });
-        }
-    });
-    Server { base, log }
-}
 
 /// Fast options for tests: short waits, short timeout.
 fn options() -> ApiOptions {
@@ -134,224 +28,6 @@ fn http_message(e: Error) -> (String, String) {
         Error::Http { url, message } => (url, message),
         other => panic!("expected an HTTP error, got {other}"),
     }
-}
-
-// ---- a fake wiki speaking the query API ----
-
-struct FakePage {
-    title: &'static str,
-    extract: &'static str,
-    links: Vec<&'static str>,
-    disambiguation: bool,
-}
-
-/// Pages by id, and how many links / members one response carries (small, to force paging).
-struct FakeWiki {
-    pages: BTreeMap<u64, FakePage>,
-    limit: usize,
-}
-
-fn fake_wiki() -> FakeWiki {
-    let mut pages = BTreeMap::new();
-    pages.insert(
-        10,
-        FakePage {
-            title: "Apple",
-            extract: "The apple is a fruit.\n\nHistory\nOld.",
-            links: vec!["Fruit", "Tree", "Malus", "Newton", "Pie"],
-            disambiguation: false,
-        },
-    );
-    pages.insert(
-        20,
-        FakePage {
-            title: "Mercury",
-            extract: "Mercury may refer to:",
-            links: vec!["Mercury (planet)", "Mercury (element)"],
-            disambiguation: true,
-        },
-    );
-    pages.insert(
-        30,
-        FakePage {
-            title: "Pie",
-            extract: "A pie is a baked dish.",
-            links: vec!["Apple"],
-            disambiguation: false,
-        },
-    );
-    pages.insert(
-        40,
-        FakePage {
-            title: "Newton",
-            extract: "Newton may refer to:",
-            links: vec!["Apple", "Isaac Newton"],
-            disambiguation: true,
-        },
-    );
-    FakeWiki { pages, limit: 2 }
-}
-
-impl FakeWiki {
-    /// Answers `action=query` like MediaWiki: one whole-page extract per response
-    /// (`excontinue`), `limit` links per response across pages (`plcontinue` =
-    /// `pageid|ns|title`), finished modules listed after `||` in `continue`.
-    fn answer(&self, r: &Request) -> Action {
-        let p = &r.params;
-        for (k, v) in [
-            ("action", "query"),
-            ("format", "json"),
-            ("formatversion", "2"),
-            ("maxlag", "5"),
-        ] {
-            if p.get(k).map(String::as_str) != Some(v) {
-                return Action::Reply {
-                    status: 400,
-                    headers: vec![],
-                    body: format!("missing {k}={v}"),
-                };
-            }
-        }
-        if p.get("list").map(String::as_str) == Some("categorymembers") {
-            return self.category_members(p);
-        }
-        let ids: Vec<u64> = if let Some(ids) = p.get("pageids") {
-            ids.split('|').map(|s| s.parse().unwrap()).collect()
-        } else {
-            let title = &p["titles"];
-            vec![
-                self.pages
-                    .iter()
-                    .find(|(_, fp)| fp.title == title)
-                    .map_or(0, |(id, _)| *id),
-            ]
-        };
-        let props: Vec<&str> = p["prop"].split('|').collect();
-        let done: Vec<&str> = p
-            .get("continue")
-            .and_then(|c| c.split_once("||"))
-            .map_or(vec![], |(_, m)| {
-                m.split('|').filter(|s| !s.is_empty()).collect()
-            });
-        let active = |m: &str| props.contains(&m) && !done.contains(&m);
-        let ex_index: usize = p.get("excontinue").map_or(0, |s| s.parse().unwrap());
-        // All links of the batch in page order, as (pageid, title); resume after plcontinue.
-        let all_links: Vec<(u64, &str)> = ids
-            .iter()
-            .filter_map(|id| self.pages.get(id).map(|fp| (id, fp)))
-            .flat_map(|(id, fp)| fp.links.iter().map(move |l| (*id, *l)))
-            .collect();
-        let link_start = p.get("plcontinue").map_or(0, |c| {
-            let mut parts = c.splitn(3, '|');
-            let id: u64 = parts.next().unwrap().parse().unwrap();
-            let title = parts.nth(1).unwrap();
-            all_links.iter().position(|l| *l == (id, title)).unwrap()
-        });
-        let link_end = (link_start + self.limit).min(all_links.len());
-        let mut pages = Vec::new();
-        for (i, id) in ids.iter().enumerate() {
-            let Some(fp) = self.pages.get(id) else {
-                pages.push(json!({"pageid": id, "missing": true}));
-                continue;
-            };
-            let mut o = json!({"pageid": id, "ns": 0, "title": fp.title});
-            if active("extracts") && i == ex_index {
-                o["extract"] = json!(fp.extract);
-            }
-            if active("pageprops") && fp.disambiguation {
-                o["pageprops"] = json!({"disambiguation": ""});
-            }
-            if active("links") {
-                let mine: Vec<Value> = all_links[link_start..link_end]
-                    .iter()
-                    .filter(|(from, _)| from == id)
-                    .map(|(_, t)| json!({"ns": 0, "title": t}))
-                    .collect();
-                if !mine.is_empty() {
-                    o["links"] = json!(mine);
-                }
-            }
-            if active("linkshere") {
-                let start: usize = p.get("lhcontinue").map_or(0, |s| s.parse().unwrap());
-                let here: Vec<(u64, &str)> = self
-                    .pages
-                    .iter()
-                    .filter(|(_, other)| other.links.contains(&fp.title))
-                    .map(|(oid, other)| (*oid, other.title))
-                    .collect();
-                let end = (start + self.limit).min(here.len());
-                o["linkshere"] = here[start..end]
-                    .iter()
-                    .map(|(oid, t)| json!({"pageid": oid, "ns": 0, "title": t}))
-                    .collect();
-                if end < here.len() {
-                    return ok(json!({
-                        "continue": {"lhcontinue": end.to_string(), "continue": "||"},
-                        "query": {"pages": [o]}
-                    }));
-                }
-            }
-            pages.push(o);
-        }
-        let mut cont = serde_json::Map::new();
-        let mut finished: Vec<&str> = done.clone();
-        if active("extracts") && ex_index + 1 < ids.len() {
-            // The real API sends excontinue as a number.
-            cont.insert("excontinue".into(), json!(ex_index + 1));
-        } else if active("extracts") {
-            finished.push("extracts");
-        }
-        if active("links") && link_end < all_links.len() {
-            let (id, t) = all_links[link_end];
-            cont.insert("plcontinue".into(), json!(format!("{id}|0|{t}")));
-        } else if active("links") {
-            finished.push("links");
-        }
-        if active("pageprops") {
-            finished.push("pageprops");
-        }
-        let mut body = json!({"query": {"pages": pages}});
-        if cont.is_empty() {
-            body["batchcomplete"] = json!(true);
-        } else {
-            cont.insert(
-                "continue".into(),
-                json!(format!("||{}", finished.join("|"))),
-            );
-            body["continue"] = Value::Object(cont);
-        }
-        ok(body)
-    }
-
-    fn category_members(&self, p: &HashMap<String, String>) -> Action {
-        assert_eq!(p["cmtitle"], "Category:Disambiguation pages");
-        let members: Vec<(u64, &str)> = self
-            .pages
-            .iter()
-            .filter(|(_, fp)| fp.disambiguation)
-            .map(|(id, fp)| (*id, fp.title))
-            .collect();
-        let start: usize = p
-            .get("cmcontinue")
-            .map_or(0, |c| c.strip_prefix("page|").unwrap().parse().unwrap());
-        let end = (start + 1).min(members.len());
-        let list: Vec<Value> = members[start..end]
-            .iter()
-            .map(|(id, t)| json!({"pageid": id, "ns": 0, "title": t}))
-            .collect();
-        let mut body = json!({"query": {"categorymembers": list}});
-        if end < members.len() {
-            body["continue"] = json!({"cmcontinue": format!("page|{end}"), "continue": "-||"});
-        } else {
-            body["batchcomplete"] = json!(true);
-        }
-        ok(body)
-    }
-}
-
-fn fake_server() -> Server {
-    let wiki = fake_wiki();
-    serve(move |r| wiki.answer(r))
 }
 
 fn titles(pages: &[Page]) -> Vec<&str> {
@@ -462,17 +138,8 @@ fn sends_the_user_agent() {
 #[test]
 fn retries_a_server_error() {
     let calls = AtomicUsize::new(0);
-    let wiki = fake_wiki();
-    let server = serve(move |r| {
-        if calls.fetch_add(1, Ordering::SeqCst) == 0 {
-            Action::Reply {
-                status: 500,
-                headers: vec![],
-                body: "oops".into(),
-            }
-        } else {
-            wiki.answer(r)
-        }
+    let server = fake_wiki().serve_with(move |_| {
+        (calls.fetch_add(1, Ordering::SeqCst) == 0).then(|| status(500, "oops"))
     });
     let client = ApiClient::new(&server.base, options()).unwrap();
     assert_eq!(client.links("Pie").unwrap(), ["Apple"]);
@@ -482,17 +149,12 @@ fn retries_a_server_error() {
 #[test]
 fn honours_retry_after_on_429() {
     let calls = AtomicUsize::new(0);
-    let wiki = fake_wiki();
-    let server = serve(move |r| {
-        if calls.fetch_add(1, Ordering::SeqCst) == 0 {
-            Action::Reply {
-                status: 429,
-                headers: vec![("Retry-After", "1".into())],
-                body: "slow down".into(),
-            }
-        } else {
-            wiki.answer(r)
-        }
+    let server = fake_wiki().serve_with(move |_| {
+        (calls.fetch_add(1, Ordering::SeqCst) == 0).then(|| Action::Reply {
+            status: 429,
+            headers: vec![("Retry-After", "1".into())],
+            body: "slow down".into(),
+        })
     });
     let client = ApiClient::new(&server.base, options()).unwrap();
     let start = Instant::now();
@@ -507,17 +169,12 @@ fn honours_retry_after_on_429() {
 #[test]
 fn retries_after_maxlag() {
     let calls = AtomicUsize::new(0);
-    let wiki = fake_wiki();
-    let server = serve(move |r| {
-        if calls.fetch_add(1, Ordering::SeqCst) < 2 {
-            Action::Reply {
-                status: 200,
-                headers: vec![("Retry-After", "0".into())],
-                body: json!({"error": {"code": "maxlag", "info": "Waiting for 10.64.48.1: 6 seconds lagged", "host": "10.64.48.1", "lag": 6, "type": "db"}}).to_string(),
-            }
-        } else {
-            wiki.answer(r)
-        }
+    let server = fake_wiki().serve_with(move |_| {
+        (calls.fetch_add(1, Ordering::SeqCst) < 2).then(|| Action::Reply {
+            status: 200,
+            headers: vec![("Retry-After", "0".into())],
+            body: json!({"error": {"code": "maxlag", "info": "Waiting for 10.64.48.1: 6 seconds lagged", "host": "10.64.48.1", "lag": 6, "type": "db"}}).to_string(),
+        })
     });
     let client = ApiClient::new(&server.base, options()).unwrap();
     assert_eq!(client.links("Pie").unwrap(), ["Apple"]);
@@ -527,11 +184,7 @@ fn retries_after_maxlag() {
 
 #[test]
 fn gives_up_with_status_and_retry_count() {
-    let server = serve(|_| Action::Reply {
-        status: 503,
-        headers: vec![],
-        body: "down".into(),
-    });
+    let server = serve(|_| status(503, "down"));
     let client = ApiClient::new(
         &server.base,
         ApiOptions {
@@ -631,19 +284,7 @@ fn resumes_from_the_state_file() {
         ..options()
     };
     // First run: ids 30 and 40 fail for good.
-    let wiki = fake_wiki();
-    let server = serve(move |r| {
-        let ids = r.params.get("pageids").cloned().unwrap_or_default();
-        if ids == "30" || ids == "40" {
-            Action::Reply {
-                status: 500,
-                headers: vec![],
-                body: "broken".into(),
-            }
-        } else {
-            wiki.answer(r)
-        }
-    });
+    let server = fake_wiki().serve_with(fail_page_ids(&[30, 40]));
     let client = ApiClient::new(&server.base, opts.clone()).unwrap();
     let results: Vec<_> = client.fetch_pages(&[10, 20, 30, 40, 99]).unwrap().collect();
     let mut ok_titles: Vec<String> = results
