@@ -130,6 +130,44 @@ PY
 read_row "synthetic pagelinks .sql (6 M rows)" - sql "$TMP/synthetic-pagelinks.sql"
 rm -f "$TMP/synthetic-pagelinks.sql"
 
+# Ingest (read, store, resolve links) of a synthetic SQL dump set: `page`, `linktarget` and
+# `pagelinks` dumps with the fixtures' headers, 200,000 pages and 2 M seeded links, with the
+# peak resident memory (link resolution spills to disk: memory stays bounded by SQLite's caches).
+python3 - "$SQLDIR" "$TMP" 200000 2000000 <<'PY'
+import random, sys
+sqldir, out, n, links = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rng = random.Random(1)
+def dump(fixture, name, rows):
+    lines = open(f"{sqldir}/{fixture}", encoding="utf-8").read().split("\n")
+    first = next(i for i, l in enumerate(lines) if l.startswith("INSERT INTO"))
+    table = fixture.split("-")[-1].removesuffix(".sql")
+    with open(f"{out}/{name}", "w", encoding="utf-8") as f:
+        f.write("\n".join(lines[:first]) + "\n")
+        batch = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) == 20_000:
+                f.write(f"INSERT INTO `{table}` VALUES {','.join(batch)};\n")
+                batch = []
+        if batch:
+            f.write(f"INSERT INTO `{table}` VALUES {','.join(batch)};\n")
+        f.write("\n".join(lines[first + 1:]))
+dump("test-20240901-page.sql", "synthetic-page.sql",
+     (f"({i},0,'Page_{i}',0,0,0.5,'20240901000000','20240901000000',1,100,'wikitext',NULL)" for i in range(1, n + 1)))
+dump("test-20240901-linktarget.sql", "synthetic-linktarget.sql", (f"({i},0,'Page_{i}')" for i in range(1, n + 1)))
+dump("test-20240901-pagelinks.sql", "synthetic-pagelinks.sql",
+     (f"({rng.randint(1, n)},0,{rng.randint(1, n)})" for _ in range(links)))
+PY
+if [ -x /usr/bin/time ]; then
+    t0=$(now)
+    /usr/bin/time -v "$BIN" ingest --format sql "$TMP"/synthetic-{page,linktarget,pagelinks}.sql \
+        --db "$TMP/sql.sqlite" >/dev/null 2>"$TMP/sql-time.log" || { cat "$TMP/sql-time.log" >&2; die "ingest --format sql failed"; }
+    t1=$(now)
+    rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$TMP/sql-time.log")
+    echo "  ingest --format sql of 200,000 pages and 2 M links: $(elapsed "$t0" "$t1") s, peak RSS ${rss} MB (/usr/bin/time -v)"
+fi
+rm -f "$TMP"/synthetic-*.sql "$TMP"/sql.sqlite "$TMP"/sql-time.log
+
 # Multistream: the excerpt's pages, MS_REPEAT times over (page ids shifted by 1,000,000 per
 # copy), 100 pages per bz2 stream as Wikimedia builds them, with an `offset:id:title` index.
 python3 - "$TMP/enwiki.xml" "$TMP/ms.xml.bz2" "$TMP/ms-index.txt.bz2" "$MS_REPEAT" <<'PY'

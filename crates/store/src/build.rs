@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
 /// A database being written. Dropped without [`Build::finish`], its temporary file is deleted
@@ -12,6 +13,8 @@ pub struct Build {
     tmp: PathBuf,
     dest: PathBuf,
     finished: bool,
+    /// Whether the ingest staging tables exist: created once per build, not once per row.
+    pub(crate) staging: Cell<bool>,
 }
 
 fn tmp_path(dest: &Path) -> PathBuf {
@@ -23,10 +26,44 @@ fn tmp_path(dest: &Path) -> PathBuf {
     dest.with_file_name(name)
 }
 
+/// Deletes the temporary files of builds whose process is gone (killed before it could clean
+/// up), so they do not pile up beside the database. Liveness is read from `/proc`; where there
+/// is none, nothing is deleted.
+fn remove_stale_tmps(dest: &Path) {
+    let (Some(dir), Some(name)) = (dest.parent(), dest.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{name}.tmp");
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 fn tune(conn: &Connection) -> Result<()> {
     // The temporary file is thrown away on failure, so no journal is needed while building.
     conn.execute_batch(
-        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;
+        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE;
          PRAGMA cache_size = -262144; PRAGMA foreign_keys = OFF;",
     )?;
     Ok(())
@@ -38,6 +75,7 @@ impl Build {
         if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
+        remove_stale_tmps(dest);
         let tmp = tmp_path(dest);
         let _ = std::fs::remove_file(&tmp);
         let conn = Connection::open(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
@@ -49,6 +87,7 @@ impl Build {
             tmp,
             dest: dest.to_path_buf(),
             finished: false,
+            staging: Cell::new(false),
         };
         build.set_meta("schema_version", &crate::SCHEMA_VERSION.to_string())?;
         Ok(build)
@@ -63,6 +102,7 @@ impl Build {
             );
         }
         check_version(dest)?;
+        remove_stale_tmps(dest);
         let tmp = tmp_path(dest);
         std::fs::copy(dest, &tmp)
             .with_context(|| format!("copying {} to {}", dest.display(), tmp.display()))?;
@@ -75,6 +115,7 @@ impl Build {
             tmp,
             dest: dest.to_path_buf(),
             finished: false,
+            staging: Cell::new(false),
         })
     }
 
@@ -222,5 +263,28 @@ impl Store<'_> {
             .prepare_cached("SELECT key, value FROM meta ORDER BY key")?;
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_build_removes_temporary_files_of_dead_builds_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("t.sqlite");
+        // Past Linux's largest pid (4,194,304): that process cannot be running.
+        let dead = dir.path().join("t.sqlite.tmp999999999");
+        // Pid 1 always runs: a build in progress elsewhere is left alone.
+        let live = dir.path().join("t.sqlite.tmp1");
+        let other = dir.path().join("other.sqlite.tmp999999999");
+        for f in [&dead, &live, &other] {
+            std::fs::write(f, b"x").unwrap();
+        }
+        Build::create(&dest).unwrap().finish().unwrap();
+        assert!(!dead.exists(), "a dead build's file is removed");
+        assert!(live.exists(), "a running build's file is kept");
+        assert!(other.exists(), "another database's files are not touched");
     }
 }

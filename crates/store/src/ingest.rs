@@ -32,17 +32,32 @@ pub struct LinkStats {
     pub missing_targets: u64,
 }
 
+/// A page or link-target id as SQLite stores it (a signed 64-bit integer). MediaWiki ids are
+/// unsigned 32-bit; anything past `i64::MAX` is bad input, refused rather than wrapped.
+fn db_id(id: u64) -> Result<i64> {
+    i64::try_from(id).map_err(|_| anyhow::anyhow!("id {id} is out of range (at most {})", i64::MAX))
+}
+
 impl Build {
+    /// Creates the staging tables the first time a link is staged. `ingest_links` may already
+    /// hold links a resumed API ingest kept pending; the other two live only until resolution.
     fn ensure_staging(&self) -> Result<()> {
+        if self.staging.get() {
+            return Ok(());
+        }
         self.conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS ingest_links (src INTEGER NOT NULL, ns INTEGER NOT NULL, title TEXT NOT NULL);",
+            "CREATE TABLE IF NOT EXISTS ingest_links (src INTEGER NOT NULL, ns INTEGER NOT NULL, title TEXT NOT NULL);
+             CREATE TABLE IF NOT EXISTS ingest_linktargets (id INTEGER PRIMARY KEY, ns INTEGER NOT NULL, title TEXT NOT NULL);
+             CREATE TABLE IF NOT EXISTS ingest_pagelinks (src INTEGER NOT NULL, target INTEGER NOT NULL);",
         )?;
+        self.staging.set(true);
         Ok(())
     }
 
     /// Stores a page (and its text). Returns false when a page with the same id or the same
     /// `(ns, title)` is already stored: the first one wins, as in a dump read in order.
     pub fn insert_page(&self, page: &NewPage) -> Result<bool> {
+        let id = db_id(page.id).with_context(|| format!("storing page {:?}", page.title))?;
         let length = page.text.map(|t| t.chars().count()).unwrap_or(0) as i64;
         let n = self
             .conn
@@ -51,7 +66,7 @@ impl Build {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .execute(params![
-                page.id as i64,
+                id,
                 page.title,
                 page.ns,
                 page.redirect_to,
@@ -64,7 +79,7 @@ impl Build {
         {
             self.conn
                 .prepare_cached("INSERT OR REPLACE INTO page_text (id, text) VALUES (?1, ?2)")?
-                .execute(params![page.id as i64, text])
+                .execute(params![id, text])
                 .with_context(|| format!("storing the text of page {}", page.id))?;
         }
         Ok(n == 1)
@@ -75,7 +90,7 @@ impl Build {
         let n = self
             .conn
             .prepare_cached("UPDATE pages SET redirect_to = ?2 WHERE id = ?1")?
-            .execute(params![from as i64, target])?;
+            .execute(params![db_id(from)?, target])?;
         Ok(n == 1)
     }
 
@@ -84,64 +99,29 @@ impl Build {
         self.ensure_staging()?;
         self.conn
             .prepare_cached("INSERT INTO ingest_links (src, ns, title) VALUES (?1, ?2, ?3)")?
-            .execute(params![src as i64, ns, title])?;
+            .execute(params![db_id(src)?, ns, title])?;
         Ok(())
     }
 
     /// Stages a `linktarget` row (SQL dumps): target id -> `(ns, title)`, joined in SQLite so
     /// that no dump-sized map is held in memory.
     pub fn stage_link_target(&self, id: u64, ns: i32, title: &str) -> Result<()> {
-        self.conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS ingest_linktargets (id INTEGER PRIMARY KEY, ns INTEGER NOT NULL, title TEXT NOT NULL);",
-        )?;
+        self.ensure_staging()?;
         self.conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO ingest_linktargets (id, ns, title) VALUES (?1, ?2, ?3)",
             )?
-            .execute(params![id as i64, ns, title])?;
+            .execute(params![db_id(id)?, ns, title])?;
         Ok(())
     }
 
     /// Stages a `pagelinks` row of the current layout: page `src` links to link target `target`.
     pub fn stage_link_by_target(&self, src: u64, target: u64) -> Result<()> {
-        self.conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS ingest_pagelinks (src INTEGER NOT NULL, target INTEGER NOT NULL);",
-        )?;
+        self.ensure_staging()?;
         self.conn
             .prepare_cached("INSERT INTO ingest_pagelinks (src, target) VALUES (?1, ?2)")?
-            .execute(params![src as i64, target as i64])?;
+            .execute(params![db_id(src)?, db_id(target)?])?;
         Ok(())
-    }
-
-    /// Joins staged `pagelinks` rows through staged `linktarget` rows into title links. Returns
-    /// how many rows named a target id with no `linktarget` row.
-    fn join_link_targets(&self) -> Result<u64> {
-        let c = &self.conn;
-        let has = |t: &str| -> Result<bool> {
-            Ok(c.query_row(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-                [t],
-                |r| r.get::<_, i64>(0),
-            )? > 0)
-        };
-        if !has("ingest_pagelinks")? {
-            return Ok(0);
-        }
-        c.execute_batch(
-            "CREATE TABLE IF NOT EXISTS ingest_linktargets (id INTEGER PRIMARY KEY, ns INTEGER NOT NULL, title TEXT NOT NULL);",
-        )?;
-        let missing: i64 = c.query_row(
-            "SELECT count(*) FROM ingest_pagelinks p LEFT JOIN ingest_linktargets t ON t.id = p.target WHERE t.id IS NULL",
-            [],
-            |r| r.get(0),
-        )?;
-        c.execute_batch(
-            "INSERT INTO ingest_links (src, ns, title)
-               SELECT p.src, t.ns, t.title FROM ingest_pagelinks p JOIN ingest_linktargets t ON t.id = p.target;
-             DROP TABLE ingest_pagelinks; DROP TABLE ingest_linktargets;",
-        )
-        .context("joining pagelinks through linktarget")?;
-        Ok(missing as u64)
     }
 
     /// Turns staged links into `links` between stored pages, following one redirect hop, then
@@ -158,47 +138,57 @@ impl Build {
 
     fn resolve(&self, keep_pending: bool) -> Result<LinkStats> {
         self.ensure_staging()?;
-        let missing_targets = self.join_link_targets()?;
         let c = &self.conn;
-        c.execute_batch("CREATE INDEX IF NOT EXISTS ingest_links_src ON ingest_links (src);")?;
-        let staged: i64 = c.query_row("SELECT count(*) FROM ingest_links", [], |r| r.get(0))?;
-        let before: i64 = c.query_row("SELECT count(*) FROM links", [], |r| r.get(0))?;
-        c.execute_batch(
-            "CREATE TEMP TABLE resolved AS
-             SELECT l.rowid AS staged_row, l.src AS src,
-                    CASE WHEN p.redirect_to IS NULL THEN p.id ELSE t.id END AS dst,
-                    p.redirect_to IS NOT NULL AS via_redirect
-             FROM ingest_links l
-             JOIN pages s ON s.id = l.src
-             JOIN pages p ON p.ns = l.ns AND p.title = l.title
+        let count =
+            |sql: &str| -> Result<u64> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        let before = count("SELECT count(*) FROM links")?;
+        // Where a title leads: the page itself, or one redirect hop on to an article. Looked up
+        // once per `linktarget` row (SQL dumps), not once per `pagelinks` row: a dump has far
+        // more links than distinct targets.
+        const DESTINATION: &str = "CASE WHEN p.redirect_to IS NULL THEN p.id ELSE t.id END AS dst,
+                    p.redirect_to IS NOT NULL AS via_redirect";
+        const LOOKUP: &str = "JOIN pages p ON p.ns = x.ns AND p.title = x.title
              LEFT JOIN pages t ON p.redirect_to IS NOT NULL AND t.ns = 0 AND t.title = p.redirect_to
-             WHERE p.redirect_to IS NULL OR t.id IS NOT NULL;",
-        )
+             WHERE p.redirect_to IS NULL OR t.id IS NOT NULL";
+        c.execute_batch(&format!(
+            "CREATE TEMP TABLE target_dst (id INTEGER PRIMARY KEY, dst INTEGER NOT NULL, via_redirect INTEGER NOT NULL);
+             INSERT INTO target_dst SELECT x.id, {DESTINATION} FROM ingest_linktargets x {LOOKUP};
+             CREATE TEMP TABLE resolved AS
+             SELECT x.rowid AS staged_row, x.src AS src, {DESTINATION}
+             FROM ingest_links x JOIN pages s ON s.id = x.src {LOOKUP};
+             INSERT INTO resolved
+             SELECT NULL, l.src, d.dst, d.via_redirect
+             FROM ingest_pagelinks l JOIN pages s ON s.id = l.src JOIN target_dst d ON d.id = l.target;"
+        ))
         .context("resolving links")?;
-        let resolved: i64 = c.query_row("SELECT count(*) FROM resolved", [], |r| r.get(0))?;
-        let via: i64 = c.query_row(
-            "SELECT count(*) FROM resolved WHERE via_redirect",
-            [],
-            |r| r.get(0),
+        let missing_targets = count(
+            "SELECT count(*) FROM ingest_pagelinks l LEFT JOIN ingest_linktargets x ON x.id = l.target
+             WHERE x.id IS NULL",
         )?;
-        let cleanup = if keep_pending {
-            "DELETE FROM ingest_links WHERE rowid IN (SELECT staged_row FROM resolved);
-             DROP TABLE resolved;"
+        let staged = count("SELECT count(*) FROM ingest_links")?
+            + count("SELECT count(*) FROM ingest_pagelinks")?
+            - missing_targets;
+        let resolved = count("SELECT count(*) FROM resolved")?;
+        let via = count("SELECT count(*) FROM resolved WHERE via_redirect")?;
+        let pending = if keep_pending {
+            "DELETE FROM ingest_links WHERE rowid IN (SELECT staged_row FROM resolved);"
         } else {
-            "DROP TABLE resolved; DROP TABLE ingest_links;"
+            "DROP TABLE ingest_links;"
         };
         c.execute_batch(&format!(
             "INSERT OR IGNORE INTO links (src, dst) SELECT src, dst FROM resolved ORDER BY src, dst;
-             {cleanup}"
+             {pending}
+             DROP TABLE resolved; DROP TABLE target_dst;
+             DROP TABLE ingest_pagelinks; DROP TABLE ingest_linktargets;"
         ))
         .context("storing resolved links")?;
-        let after: i64 = c.query_row("SELECT count(*) FROM links", [], |r| r.get(0))?;
+        self.staging.set(false);
         Ok(LinkStats {
             missing_targets,
-            staged: staged as u64,
-            stored: (after - before) as u64,
-            via_redirect: via as u64,
-            unresolved: (staged - resolved) as u64,
+            staged,
+            stored: count("SELECT count(*) FROM links")? - before,
+            via_redirect: via,
+            unresolved: staged - resolved,
         })
     }
 
@@ -285,6 +275,42 @@ mod tests {
                 unresolved: 1,
                 missing_targets: 1
             }
+        );
+    }
+
+    #[test]
+    fn pending_links_wait_for_their_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = Build::create(&dir.path().join("t.sqlite")).unwrap();
+        b.insert_page(&page(1, "Apple", None)).unwrap();
+        b.stage_link(1, 0, "Fruit").unwrap(); // not stored yet
+        b.stage_link(1, 0, "Apple").unwrap();
+        let s = b.resolve_links_keeping_pending().unwrap();
+        assert_eq!((s.staged, s.stored, s.unresolved), (2, 1, 1));
+        b.insert_page(&page(2, "Fruit", None)).unwrap();
+        let s = b.resolve_links_keeping_pending().unwrap();
+        assert_eq!(
+            (s.staged, s.stored, s.unresolved),
+            (1, 1, 0),
+            "only the pending one"
+        );
+        assert_eq!(b.ingest_counts().unwrap()[3], 2);
+    }
+
+    #[test]
+    fn refuses_ids_past_the_signed_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = Build::create(&dir.path().join("t.sqlite")).unwrap();
+        let err = b.insert_page(&page(u64::MAX, "Huge", None)).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("id 18446744073709551615 is out of range"),
+            "{err:#}"
+        );
+        assert!(b.stage_link(1 << 63, 0, "Apple").is_err());
+        assert_eq!(b.ingest_counts().unwrap()[0], 0, "nothing stored");
+        assert!(
+            b.insert_page(&page(i64::MAX as u64, "Largest", None))
+                .unwrap()
         );
     }
 
