@@ -4,6 +4,8 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use pipeline::ingest::{Format, Request};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use store::{Build, Store};
 
@@ -92,6 +94,23 @@ fn request(
     }
 }
 
+/// A flag that the first Ctrl-C (or SIGTERM, SIGHUP) sets, so that a long API fetch stops and
+/// saves what it stored, as a failed fetch does; a second signal quits at once.
+fn stop_on_signal() -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    ctrlc::set_handler(move || {
+        if set.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!(
+            "interrupted: stopping the fetch and saving what it stored (again to quit at once)"
+        );
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(flag)
+}
+
 pub fn ingest(a: IngestArgs) -> Result<()> {
     check_ingest_options(&a)?;
     let build = if a.resume && a.db.exists() {
@@ -102,7 +121,13 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
     // A failed API fetch keeps what it stored when that loses nothing: when it adds to the
     // database (--resume), or when there was none. Over another database it leaves it alone.
     let keep_partial = a.format == Format::Api && (a.resume || !a.db.exists());
+    let cancel = if a.format == Format::Api {
+        Some(stop_on_signal()?)
+    } else {
+        None
+    };
     let req = Request {
+        cancel,
         page_ids: a.page_ids,
         keep_partial,
         user_agent: a.user_agent.clone(),

@@ -103,6 +103,79 @@ fn numbered_pages(n: u64) -> FakeWiki {
     })
 }
 
+/// Ctrl-C in the middle of a fetch: the run stops at once (a request in flight hangs), saves
+/// what it stored, and `--resume` fetches only the rest.
+#[test]
+fn an_interrupted_fetch_saves_what_it_stored_and_resume_goes_on() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("api.sqlite");
+    let ids: Vec<u64> = (1..=25).collect();
+    // Batches of 20 ids, one request in flight: 1–20 are stored, the request for 21–25 hangs.
+    let server = numbered_pages(25).serve_with(|r: &fakewiki::Request| {
+        r.page_ids().contains(&21).then_some(fakewiki::Action::Hang)
+    });
+    let list: Vec<String> = ids.iter().map(u64::to_string).collect();
+    let child = Command::new(env!("CARGO_BIN_EXE_clue-db"))
+        .args([
+            "ingest",
+            "--format",
+            "api",
+            server.base.as_str(),
+            "--page-ids",
+        ])
+        .arg(list.join(","))
+        .args(["--concurrency", "1", "--db", utf8(&db)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting clue-db");
+    let asked_for_21 = || server.requests().iter().any(|r| r.page_ids().contains(&21));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !asked_for_21() {
+        assert!(
+            Instant::now() < deadline,
+            "the second batch was never asked for"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("running kill");
+    assert!(sent.success());
+    // The hanging request is held for 10 s and times out after 30: the run must not wait for it.
+    let asked = Instant::now();
+    let out = child.wait_with_output().expect("waiting for clue-db");
+    let waited = asked.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        waited < Duration::from_secs(8),
+        "took {waited:?} to stop: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(stderr.contains("the 20 pages"), "{stderr}");
+    assert!(stderr.contains("--resume"), "{stderr}");
+    let c = open(&db);
+    assert_eq!(page_ids(&c), (1..=20).collect());
+    assert_eq!(meta(&c, "ingest.partial").as_deref(), Some("true"));
+    drop(c);
+    assert!(tmp_leftovers(dir.path()).is_empty());
+
+    server.heal();
+    let before = server.count();
+    let run = ingest_api(&server, &ids, &["--resume", "--concurrency", "1"], &db).ok();
+    assert!(run.stderr.contains("ingested 25 pages"), "{}", run.stderr);
+    let asked: BTreeSet<u64> = server.requests()[before..]
+        .iter()
+        .flat_map(|r| r.page_ids())
+        .collect();
+    assert_eq!(asked, (21..=25).collect());
+}
+
 #[test]
 fn fetches_pages_and_resolves_links_among_them() {
     let dir = tempfile::tempdir().unwrap();

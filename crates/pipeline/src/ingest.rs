@@ -7,6 +7,8 @@ use crate::{progress, record};
 use anyhow::{Context, Result, bail};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use store::{Build, NewPage};
 use wiki::Page;
@@ -55,6 +57,9 @@ pub struct Request {
     pub concurrency: Option<usize>,
     /// API: the wait before the first retry, doubled for each further one (default 1 s).
     pub backoff: Option<Duration>,
+    /// API: set (by a Ctrl-C handler) to stop fetching; the run then ends as a failed fetch
+    /// does, keeping what it stored when `keep_partial` is set.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// An API ingest that failed part-way with `keep_partial` set: the pages fetched so far are
@@ -91,6 +96,7 @@ impl Request {
             user_agent: None,
             concurrency: None,
             backoff: None,
+            cancel: None,
         }
     }
 }
@@ -118,6 +124,7 @@ fn api_pages(req: &Request, skip: &HashSet<u64>) -> Result<wiki::api::FetchPages
             .unwrap_or(defaults.user_agent.clone()),
         concurrency: req.concurrency.unwrap_or(defaults.concurrency).max(1),
         backoff: req.backoff.unwrap_or(defaults.backoff),
+        cancel: req.cancel.clone(),
         ..defaults
     };
     let client = wiki::api::ApiClient::new(&url.to_string_lossy(), options)?;

@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::time::Duration;
 
 use reqwest::Url;
@@ -55,6 +55,9 @@ pub struct ApiOptions {
     pub backoff: Duration,
     /// Cap on any single wait, including a server's `Retry-After`.
     pub max_backoff: Duration,
+    /// Set from outside (a Ctrl-C handler) to stop [`ApiClient::fetch_pages`]: its iterator
+    /// ends with [`Error::Interrupted`] within a tenth of a second, even while a request hangs.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for ApiOptions {
@@ -69,6 +72,7 @@ impl Default for ApiOptions {
             batch_size: 20,
             backoff: Duration::from_secs(1),
             max_backoff: Duration::from_secs(120),
+            cancel: None,
         }
     }
 }
@@ -349,6 +353,7 @@ impl ApiClient {
             pending: None,
             state,
             stop,
+            cancel: self.inner.options.cancel.clone(),
             url: self.inner.base.to_string(),
         })
     }
@@ -587,6 +592,7 @@ pub struct FetchPages {
     pending: Option<u64>,
     state: Option<StateFile>,
     stop: Arc<AtomicBool>,
+    cancel: Option<Arc<AtomicBool>>,
     url: String,
 }
 
@@ -607,9 +613,15 @@ impl Iterator for FetchPages {
             if self.remaining == 0 {
                 return None;
             }
-            let batch = match self.rx.recv() {
+            let batch = match self.next_batch() {
                 Ok(b) => b,
-                Err(_) => {
+                Err(RecvError::Cancelled) => {
+                    self.remaining = 0;
+                    return Some(Err(Error::Interrupted {
+                        url: self.url.clone(),
+                    }));
+                }
+                Err(RecvError::Disconnected) => {
                     self.remaining = 0;
                     return Some(Err(Error::Http {
                         url: self.url.clone(),
@@ -637,6 +649,32 @@ impl Iterator for FetchPages {
                     pages.reverse();
                     self.buffer = pages;
                 }
+            }
+        }
+    }
+}
+
+/// Why [`FetchPages::next_batch`] has no batch.
+enum RecvError {
+    Cancelled,
+    Disconnected,
+}
+
+impl FetchPages {
+    /// The next finished batch; waits in short slices so that a cancel is seen while a request
+    /// hangs.
+    fn next_batch(&self) -> std::result::Result<Batch, RecvError> {
+        let Some(cancel) = &self.cancel else {
+            return self.rx.recv().map_err(|_| RecvError::Disconnected);
+        };
+        loop {
+            if cancel.load(Ordering::SeqCst) {
+                return Err(RecvError::Cancelled);
+            }
+            match self.rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(b) => return Ok(b),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(RecvError::Disconnected),
             }
         }
     }

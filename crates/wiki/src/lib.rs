@@ -71,6 +71,9 @@ pub enum Error {
     },
     #[error("{url}: {message}")]
     Http { url: String, message: String },
+    /// The caller asked the work to stop (Ctrl-C on a long fetch).
+    #[error("{url}: interrupted")]
+    Interrupted { url: String },
 }
 
 impl Error {
