@@ -144,11 +144,17 @@ impl Ctx {
         }
     }
 
-    fn xml_error<R>(&self, reader: &Reader<R>, e: &quick_xml::Error) -> Error {
+    /// An error of the event that started at byte `before`. Invalid UTF-8 is placed on its
+    /// first bad byte, which the decoder counts from the start of the event.
+    fn xml_error<R>(&self, reader: &Reader<R>, before: u64, e: &quick_xml::Error) -> Error {
         match e {
             quick_xml::Error::Io(io) => {
                 self.error(reader.buffer_position(), format!("read error: {io}"))
             }
+            quick_xml::Error::Encoding(quick_xml::encoding::EncodingError::Utf8(u)) => self.error(
+                before + u.valid_up_to() as u64,
+                format!("invalid UTF-8: {u}"),
+            ),
             quick_xml::Error::Encoding(enc) => self.error(
                 reader.buffer_position(),
                 format!("invalid text encoding: {enc}"),
@@ -201,7 +207,7 @@ impl<R: BufRead> PageParser<R> {
             let before = self.reader.buffer_position();
             let event = match self.reader.read_event_into(&mut self.buf) {
                 Ok(ev) => ev,
-                Err(e) => return Err(self.ctx.xml_error(&self.reader, &e)),
+                Err(e) => return Err(self.ctx.xml_error(&self.reader, before, &e)),
             };
             match event {
                 Event::Start(e) => {
