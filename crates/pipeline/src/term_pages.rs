@@ -7,8 +7,9 @@
 //! 3. `sense`: every page titled `T (sense)`;
 //! 4. `supplement`: the titles listed for `t` in `pipeline/term_pages.tsv`.
 //!
-//! A `(term, page)` keeps the first origin found. Terms with no page are not covered and leave
-//! the `terms` table; their list goes to `meta` (`term_pages.uncovered`).
+//! A `(term, page)` keeps the first origin found. Every listed term is looked up, covered or
+//! not before, so a new supplement takes effect on a re-run of this stage alone. Terms with no
+//! page stay in `terms` with `covered = 0`; their list goes to `meta` (`term_pages.uncovered`).
 
 use crate::{Config, inputs, record};
 use anyhow::Result;
@@ -136,9 +137,25 @@ pub fn find(
     found
 }
 
+/// Sets `terms.covered` from the stored `term_pages` rows and records the outcome in `meta`
+/// (`term_pages.covered`, `term_pages.uncovered`). Both `terms` and `term_pages` call it, so the
+/// figures always describe the tables as they are, whichever stage ran last.
+pub(crate) fn refresh_coverage(build: &Build) -> Result<()> {
+    let uncovered = build.refresh_coverage()?;
+    let covered = build.reader().terms()?.len();
+    record(
+        build,
+        "term_pages",
+        &[
+            ("covered", covered.to_string()),
+            ("uncovered", uncovered.join(",")),
+        ],
+    )
+}
+
 pub fn run(build: &Build, config: &Config) -> Result<()> {
     let reader = build.reader();
-    let terms = reader.terms()?;
+    let terms = reader.listed_terms()?;
     let titles = Titles::new(reader.pages()?);
     let mut out_links: HashMap<u64, Vec<u64>> = HashMap::new();
     for (s, d) in reader.links()? {
@@ -170,12 +187,10 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
             *by_origin.entry(origin).or_default() += 1;
         }
     }
-    let uncovered = build.drop_uncovered_terms()?;
+    refresh_coverage(build)?;
     build.commit()?;
     let mut figures = vec![
         ("rows", by_origin.values().sum::<u64>().to_string()),
-        ("covered", (terms.len() - uncovered.len()).to_string()),
-        ("uncovered", uncovered.join(",")),
         ("missing_supplements", missing_supplements.join(";")),
     ];
     for o in ["disambiguation", "exact", "sense", "supplement"] {

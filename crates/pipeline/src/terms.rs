@@ -1,5 +1,7 @@
 //! Stage `terms`: the card words of `pipeline/terms.txt` and the synonyms of `pipeline/synonyms.tsv`.
-//! Which of them the corpus covers is settled by the `term_pages` stage.
+//! Every listed word is kept; which of them the corpus covers is settled by the `term_pages`
+//! stage. Rewriting the list re-derives coverage from the `term_pages` rows already stored, so
+//! running this stage alone leaves covered terms covered (and their clues reachable).
 
 use crate::{Config, inputs, record};
 use anyhow::Result;
@@ -21,6 +23,7 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     for (t, s) in &synonyms {
         build.insert_synonym(t, &s.to_lowercase())?;
     }
+    crate::term_pages::refresh_coverage(build)?;
     build.commit()?;
     record(
         build,

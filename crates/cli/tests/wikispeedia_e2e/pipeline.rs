@@ -38,6 +38,45 @@ fn all_scores(c: &Connection) -> Vec<(String, String, f64, i64, String, i64)> {
     .collect()
 }
 
+/// The uncovered card words recorded in `meta`.
+fn uncovered(c: &Connection) -> Vec<String> {
+    meta(c, "term_pages.uncovered")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The covered terms, sorted.
+fn covered(c: &Connection) -> Vec<String> {
+    let mut st = c
+        .prepare("SELECT term FROM terms WHERE covered = 1 ORDER BY term")
+        .unwrap();
+    st.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Runs one stage alone on `db` with the inputs in `inputs`.
+fn run_stage(stage: &str, db: &Path, inputs: &Path) {
+    let run = clue_db([
+        "pipeline",
+        stage,
+        "--db",
+        utf8(db),
+        "--inputs",
+        utf8(inputs),
+    ])
+    .ok();
+    assert!(
+        run.stderr.contains(&format!("{stage}: done")),
+        "{}",
+        run.stderr
+    );
+}
+
 /// A copy of the shared database in its own folder, for tests that write.
 fn copy_db(dir: &Path) -> std::path::PathBuf {
     let copy = dir.join("clues.sqlite");
@@ -48,27 +87,35 @@ fn copy_db(dir: &Path) -> std::path::PathBuf {
 #[test]
 fn terms_are_covered_and_scored() {
     let c = open(db());
-    let terms = count(&c, "SELECT count(*) FROM terms");
+    let terms = count(&c, "SELECT count(*) FROM terms WHERE covered = 1");
     assert!(terms >= 100, "only {terms} covered terms");
-    // Covered and uncovered terms add up to the 400 card words of pipeline/terms.txt.
-    let uncovered = meta(&c, "term_pages.uncovered").unwrap_or_default();
-    let uncovered: Vec<&str> = uncovered.split(',').filter(|s| !s.is_empty()).collect();
-    assert_eq!(terms + uncovered.len() as i64, 400);
+    // Every card word of pipeline/terms.txt is listed; covered and uncovered add up to 400.
+    assert_eq!(count(&c, "SELECT count(*) FROM terms"), 400);
     assert_eq!(meta(&c, "terms.listed").as_deref(), Some("400"));
+    let uncovered = uncovered(&c);
+    assert_eq!(terms + uncovered.len() as i64, 400);
+    assert_eq!(meta(&c, "term_pages.covered"), Some(terms.to_string()));
     // Covered means at least one term page, and the count agrees with term_pages.
     assert_eq!(
         count(
             &c,
-            "SELECT count(*) FROM terms t WHERE page_count < 1 OR page_count <> \
+            "SELECT count(*) FROM terms t WHERE covered <> (page_count > 0) OR page_count <> \
              (SELECT count(*) FROM term_pages p WHERE p.term = t.term)"
         ),
         0
     );
-    // Every covered term has clues.
+    // Every covered term has clues, and no uncovered one has any.
     assert_eq!(
         count(
             &c,
-            "SELECT count(*) FROM terms WHERE term NOT IN (SELECT term FROM scores)"
+            "SELECT count(*) FROM terms WHERE covered = 1 AND term NOT IN (SELECT term FROM scores)"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            &c,
+            "SELECT count(*) FROM scores WHERE term IN (SELECT term FROM terms WHERE covered = 0)"
         ),
         0
     );
@@ -166,7 +213,7 @@ fn irregular_inflections_are_counted() {
         assert_eq!(
             count(
                 &c,
-                &format!("SELECT count(*) FROM terms WHERE term = '{t}'")
+                &format!("SELECT count(*) FROM terms WHERE covered = 1 AND term = '{t}'")
             ),
             1,
             "{t} should be covered"
@@ -195,7 +242,7 @@ fn irregular_inflections_are_counted() {
 #[test]
 fn meta_records_every_stage() {
     let c = open(db());
-    assert_eq!(meta(&c, "schema_version").as_deref(), Some("1"));
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("2"));
     assert_eq!(meta(&c, "ingest.corpus").as_deref(), Some("wikispeedia"));
     assert_eq!(meta(&c, "ingest.pages").as_deref(), Some("4604"));
     assert_eq!(meta(&c, "ingest.links").as_deref(), Some("119882"));
@@ -295,4 +342,73 @@ fn a_failing_stage_leaves_the_database_alone() {
     let run = clue_db(["pipeline", "scores", "--db", utf8(&gone)]).failed();
     assert!(run.stderr.contains("gone.sqlite"), "{}", run.stderr);
     assert!(!gone.exists());
+}
+
+#[test]
+fn terms_and_term_pages_rerun_alone_stay_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_db(dir.path());
+    let (covered_before, uncovered_before) = {
+        let c = open(&copy);
+        (covered(&c), uncovered(&c))
+    };
+    assert!(!uncovered_before.is_empty());
+    for stage in ["term_pages", "terms", "term_pages"] {
+        run_stage(stage, &copy, &inputs());
+        let c = open(&copy);
+        assert_eq!(covered(&c), covered_before, "covered terms after `{stage}`");
+        assert_eq!(
+            uncovered(&c),
+            uncovered_before,
+            "meta uncovered after `{stage}`"
+        );
+        assert_eq!(
+            meta(&c, "term_pages.covered"),
+            Some(covered_before.len().to_string()),
+            "meta covered after `{stage}`"
+        );
+        assert_eq!(count(&c, "SELECT count(*) FROM terms"), 400);
+        // Every term the query engine sees still has clues.
+        assert_eq!(
+            count(
+                &c,
+                "SELECT count(*) FROM terms WHERE covered = 1 AND term NOT IN (SELECT term FROM scores)"
+            ),
+            0,
+            "covered terms without clues after `{stage}`"
+        );
+    }
+    // A supplement added for an uncovered term covers it on a `term_pages` run alone.
+    let term = &uncovered_before[0];
+    let inputs_dir = dir.path().join("inputs");
+    std::fs::create_dir(&inputs_dir).unwrap();
+    for f in ["terms.txt", "synonyms.tsv", "term_pages.tsv"] {
+        std::fs::copy(inputs().join(f), inputs_dir.join(f)).unwrap();
+    }
+    let tsv = inputs_dir.join("term_pages.tsv");
+    let mut text = std::fs::read_to_string(&tsv).unwrap();
+    text.push_str(&format!("{term}\tFruit\n"));
+    std::fs::write(&tsv, text).unwrap();
+    run_stage("term_pages", &copy, &inputs_dir);
+    let c = open(&copy);
+    let origin: String = c
+        .query_row(
+            "SELECT tp.origin FROM term_pages tp JOIN pages p ON p.id = tp.page_id \
+             WHERE tp.term = ?1 AND p.title = 'Fruit'",
+            [term],
+            |r| r.get(0),
+        )
+        .unwrap_or_else(|e| panic!("no Fruit term page for {term:?}: {e}"));
+    assert_eq!(origin, "supplement");
+    assert!(covered(&c).contains(term), "{term} not covered");
+    assert!(
+        !uncovered(&c).contains(term),
+        "{term} still listed uncovered"
+    );
+    assert_eq!(covered(&c).len(), covered_before.len() + 1);
+    assert_eq!(
+        meta(&c, "term_pages.covered"),
+        Some((covered_before.len() + 1).to_string())
+    );
+    assert_eq!(tmp_leftovers(dir.path()), Vec::<String>::new());
 }
