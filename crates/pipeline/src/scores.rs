@@ -3,7 +3,8 @@
 //! For a term counted `n` times in clue page `p`: `score(clue(p), term) = min(1, PR(p)/6) · (1 − 0.7ⁿ)`
 //! (direction `clue_page`). For a clue word counted `n` times in a term page `q` of the term:
 //! `min(1, PR(q)/6) · (1 − 0.7ⁿ)` (direction `term_page`). The maximum per `(clue, term)` is kept
-//! with its provenance. A clue is a lower-case single word, never the term nor an inflection of it.
+//! with its provenance. A clue is a lower-case single word of letters a-z (see [`is_clue_for`]),
+//! never the term nor an inflection of it.
 
 use crate::record;
 use anyhow::Result;
@@ -21,11 +22,21 @@ pub fn score(pagerank: f64, count: u64) -> f64 {
     weight * (1.0 - DECAY.powi(count.min(i32::MAX as u64) as i32))
 }
 
-/// Whether `clue` may be a clue for `term`: one lower-case word of letters, not the term, not one
-/// of the term's words, not an inflection of either.
+fn is_vowel(c: char) -> bool {
+    matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y')
+}
+
+/// Whether `clue` may be a clue for `term`: a word a player could say. Only ASCII letters a-z
+/// (no IPA `ˈlʌndən`, no `中`, no accented spelling of the term such as `méxico`), at least two
+/// of them (one letter says nothing), not a stopword (`us`, `other`, `cannot`), and a two-letter
+/// word only when WordNet knows it and it has a vowel (`ox`, `go`; WordNet's two-letter entries
+/// are mostly abbreviations, and the vowel-less ones — `cm`, `kg`, `bp` — are never words);
+/// never the term, one of the term's words, nor an inflection of either.
 pub fn is_clue_for(clue: &str, term: &str, inflector: &text::Inflector) -> bool {
-    !clue.is_empty()
-        && clue.chars().all(|c| c.is_alphabetic() && !c.is_uppercase())
+    clue.len() >= 2
+        && clue.bytes().all(|b| b.is_ascii_lowercase())
+        && !text::is_stopword(clue)
+        && (clue.len() > 2 || (inflector.is_known(clue) && clue.contains(is_vowel)))
         && std::iter::once(term)
             .chain(term.split_whitespace())
             .all(|w| w != clue && !inflector.is_inflection_of(clue, w))
@@ -113,6 +124,49 @@ pub fn run(build: &Build) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clues_are_plain_words_never_the_term() {
+        let i = text::Inflector::shared();
+        for (clue, term) in [
+            ("fruit", "apple"),
+            ("ox", "cow"),
+            ("tree", "apple"),
+            ("struck", "lightning"),
+            ("cream", "ice"),
+        ] {
+            assert!(
+                is_clue_for(clue, term, i),
+                "{clue} should be a clue for {term}"
+            );
+        }
+        for (clue, term) in [
+            ("f", "fruit"),
+            ("x", "axis"),
+            ("中", "china"),
+            ("ˈlʌndən", "london"),
+            ("us", "america"),
+            ("other", "apple"),
+            ("cannot", "can"),
+            ("the", "apple"),
+            ("méxico", "mexico"),
+            ("café", "coffee"),
+            ("zq", "apple"),
+            ("kg", "weight"),
+            ("Fruit", "apple"),
+            ("apple", "apple"),
+            ("apples", "apple"),
+            ("struck", "strike"),
+            ("cream", "ice cream"),
+            ("creams", "ice cream"),
+            ("", "apple"),
+        ] {
+            assert!(
+                !is_clue_for(clue, term, i),
+                "{clue:?} should not be a clue for {term}"
+            );
+        }
+    }
 
     #[test]
     fn score_formula_matches_hand_computation() {
