@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS clue_pages (
     terms_linked INTEGER NOT NULL   -- how many terms' pages it neighbours
 );
 
--- The per-term link score behind clue_pages: 1 for a link in one direction, 1.5 for both.
+-- The per-term link score behind clue_pages: 1 for a link in one direction, 1.5 for both, the
+-- best over the term's pages.
 CREATE TABLE IF NOT EXISTS clue_page_terms (
     page_id    INTEGER NOT NULL,
     term       TEXT    NOT NULL,

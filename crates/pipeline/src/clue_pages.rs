@@ -1,8 +1,9 @@
 //! Stage `clue_pages`: the pages whose one-word titles may become clues.
 //!
-//! A neighbour of a term page (a page it links to, or that links to it) scores, per term,
-//! +1 for each term page it is linked with in one direction and +1.5 for each linked both ways.
-//! Its link score is the sum over terms. Neighbours of one term only are dropped; those of three
+//! A neighbour of a term page (a page it links to, or that links to it) scores, per term, 1 when
+//! it is linked with the term in one direction and 1.5 when both ways: the best over the term's
+//! pages, not their sum, so a term with many pages (america: North and South America) does not
+//! outweigh the rule. Its link score is the sum over terms. Neighbours of one term only are dropped; those of three
 //! or more are kept; of those linked to exactly two terms, the 10 best per pair are kept
 //! (higher score first, then lower page id). `--keep-all` keeps every neighbour.
 
@@ -50,8 +51,8 @@ pub fn select(
                 if own.contains(&p) || !eligible(p) {
                     continue;
                 }
-                *per.entry(p).or_default().entry(term.as_str()).or_default() +=
-                    link_score(qo.contains(&p), qi.contains(&p));
+                let best = per.entry(p).or_default().entry(term.as_str()).or_default();
+                *best = best.max(link_score(qo.contains(&p), qi.contains(&p)));
             }
         }
     }
@@ -200,6 +201,36 @@ mod tests {
             none.iter().all(|n| n.page_id != 10),
             "ineligible pages never kept"
         );
+    }
+
+    #[test]
+    fn a_term_with_two_pages_scores_its_best_link_not_the_sum() {
+        // Term a has pages 1 and 2, term b page 3. Neighbour 10 links both ways with 1 and 2
+        // (1.5 each), one way with 3; neighbour 11 one way with 1 and 2, both ways with 3.
+        let (out, inn) = graph(&[
+            (1, 10),
+            (10, 1),
+            (2, 10),
+            (10, 2),
+            (3, 10),
+            (1, 11),
+            (11, 2),
+            (3, 11),
+            (11, 3),
+        ]);
+        let tp: BTreeMap<String, Vec<u64>> = [("a".into(), vec![1, 2]), ("b".into(), vec![3])]
+            .into_iter()
+            .collect();
+        let kept = select(&tp, &out, &inn, |_| true, false);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(
+            kept[0].per_term,
+            vec![("a".into(), 1.5), ("b".into(), 1.0)],
+            "1.5, not 3.0, for two pages linked both ways"
+        );
+        assert_eq!(kept[0].score, 2.5);
+        assert_eq!(kept[1].per_term, vec![("a".into(), 1.0), ("b".into(), 1.5)]);
+        assert_eq!(kept[1].score, 2.5);
     }
 
     #[test]

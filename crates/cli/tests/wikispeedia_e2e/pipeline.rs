@@ -119,6 +119,14 @@ fn terms_are_covered_and_scored() {
         ),
         0
     );
+    // Link scores per (neighbour, term) are 1 or 1.5, however many pages the term has.
+    assert_eq!(
+        count(
+            &c,
+            "SELECT count(*) FROM clue_page_terms WHERE link_score NOT IN (1.0, 1.5)"
+        ),
+        0
+    );
     let fruit_apple: f64 = c
         .query_row(
             "SELECT score FROM scores WHERE clue = 'fruit' AND term = 'apple'",
