@@ -253,6 +253,12 @@ impl Inflector {
             || self.exc_lemmas.iter().any(|m| m.contains_key(word))
     }
 
+    /// Whether WordNet knows `word` (lower-case, one word) or a lemma it is a form of: the words
+    /// whose inflections come from the tables, never from the Porter2 stemmer.
+    pub fn knows(&self, word: &str) -> bool {
+        self.is_known(word) || self.lemmas(word).iter().any(|l| l != word)
+    }
+
     /// All inflected forms of `lemma`, lower-case, the lemma itself first:
     /// `strike` -> strike, strikes, striking, struck, stricken. Multi-word lemmas inflect their
     /// last word (`ice cream` -> ice cream, ice creams). Forms of a part of speech the word does
@@ -455,8 +461,7 @@ impl Inflector {
         if self.forms(la).iter().any(|f| f == lb) || self.forms(lb).iter().any(|f| f == la) {
             return true;
         }
-        let known = |w: &str| self.is_known(w) || self.lemmas(w).iter().any(|l| l != w);
-        if known(la) && known(lb) {
+        if self.knows(la) && self.knows(lb) {
             return false;
         }
         self.stem(la) == self.stem(lb)
