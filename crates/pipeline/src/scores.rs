@@ -42,6 +42,61 @@ pub fn is_clue_for(clue: &str, term: &str, inflector: &text::Inflector) -> bool 
             .all(|w| w != clue && !inflector.is_inflection_of(clue, w))
 }
 
+/// The best evidence per `(clue, term)`: the row with the highest score wins, the first offered
+/// on a tie. Rows scoring 0 and pairs [`is_clue_for`] refuses are dropped (judged once a pair).
+pub struct Best<'i> {
+    inflector: &'i text::Inflector,
+    /// The best row so far per pair; `None` for a pair refused as a clue.
+    rows: HashMap<(String, String), Option<ScoreRow>>,
+}
+
+impl<'i> Best<'i> {
+    pub fn new(inflector: &'i text::Inflector) -> Self {
+        Best {
+            inflector,
+            rows: HashMap::new(),
+        }
+    }
+
+    /// Offers one piece of evidence.
+    pub fn offer(&mut self, row: ScoreRow) {
+        if row.score <= 0.0 {
+            return;
+        }
+        use std::collections::hash_map::Entry;
+        match self.rows.entry((row.clue.clone(), row.term.clone())) {
+            Entry::Vacant(v) => {
+                let ok = is_clue_for(&row.clue, &row.term, self.inflector);
+                v.insert(ok.then_some(row));
+            }
+            Entry::Occupied(mut o) => {
+                if let Some(best) = o.get_mut()
+                    && best.score < row.score
+                {
+                    *best = row;
+                }
+            }
+        }
+    }
+
+    /// How many pairs hold a row so far.
+    pub fn len(&self) -> usize {
+        self.rows.values().filter(|r| r.is_some()).count()
+    }
+
+    /// Whether no pair holds a row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The kept rows, sorted by clue and term.
+    pub fn into_rows(self) -> Vec<ScoreRow> {
+        let mut rows: Vec<ScoreRow> = self.rows.into_values().flatten().collect();
+        rows.sort_by(|a, b| (&a.clue, &a.term).cmp(&(&b.clue, &b.term)));
+        rows
+    }
+}
+
 pub fn run(build: &Build) -> Result<()> {
     let reader = build.reader();
     let pages = reader.pages()?;
@@ -50,54 +105,34 @@ pub fn run(build: &Build) -> Result<()> {
         .map(|p| (p.id, p.pagerank.unwrap_or(0.0)))
         .collect();
     let title: HashMap<u64, &str> = pages.iter().map(|p| (p.id, p.title.as_str())).collect();
-    let inflector = text::Inflector::shared();
-    let mut best: HashMap<(String, String), ScoreRow> = HashMap::new();
-    let offer = |best: &mut HashMap<(String, String), ScoreRow>, row: ScoreRow| {
-        if row.score <= 0.0 || !is_clue_for(&row.clue, &row.term, inflector) {
-            return;
-        }
-        let key = (row.clue.clone(), row.term.clone());
-        match best.get(&key) {
-            Some(b) if b.score >= row.score => {}
-            _ => {
-                best.insert(key, row);
-            }
-        }
-    };
+    let mut best = Best::new(text::Inflector::shared());
     for c in reader.counts()? {
         let Some(t) = title.get(&c.page_id) else {
             continue;
         };
-        offer(
-            &mut best,
-            ScoreRow {
-                clue: t.to_lowercase(),
-                term: c.term,
-                score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
-                page_id: c.page_id,
-                direction: "clue_page",
-                count: c.count,
-                excerpt: c.excerpt,
-            },
-        );
+        best.offer(ScoreRow {
+            clue: t.to_lowercase(),
+            term: c.term,
+            score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
+            page_id: c.page_id,
+            direction: "clue_page",
+            count: c.count,
+            excerpt: c.excerpt,
+        });
     }
     let counted = best.len();
     for c in reader.chunks()? {
-        offer(
-            &mut best,
-            ScoreRow {
-                score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
-                clue: c.clue,
-                term: c.term,
-                page_id: c.page_id,
-                direction: "term_page",
-                count: c.count,
-                excerpt: c.excerpt,
-            },
-        );
+        best.offer(ScoreRow {
+            score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
+            clue: c.clue,
+            term: c.term,
+            page_id: c.page_id,
+            direction: "term_page",
+            count: c.count,
+            excerpt: c.excerpt,
+        });
     }
-    let mut rows: Vec<ScoreRow> = best.into_values().collect();
-    rows.sort_by(|a, b| (&a.clue, &a.term).cmp(&(&b.clue, &b.term)));
+    let rows = best.into_rows();
     build.begin()?;
     build.clear(&["scores"])?;
     for r in &rows {
@@ -166,6 +201,49 @@ mod tests {
                 "{clue:?} should not be a clue for {term}"
             );
         }
+    }
+
+    fn row(clue: &str, term: &str, score: f64, page_id: u64) -> ScoreRow {
+        ScoreRow {
+            clue: clue.into(),
+            term: term.into(),
+            score,
+            page_id,
+            direction: if page_id < 10 {
+                "clue_page"
+            } else {
+                "term_page"
+            },
+            count: 1,
+            excerpt: None,
+        }
+    }
+
+    #[test]
+    fn the_best_evidence_per_pair_is_kept() {
+        let mut best = Best::new(text::Inflector::shared());
+        best.offer(row("fruit", "apple", 0.2, 1));
+        best.offer(row("fruit", "apple", 0.5, 11)); // better, from a term page
+        best.offer(row("fruit", "apple", 0.3, 2));
+        best.offer(row("tree", "apple", 0.4, 3));
+        best.offer(row("tree", "apple", 0.4, 12)); // a tie keeps the first
+        best.offer(row("seed", "apple", 0.0, 4)); // no evidence
+        best.offer(row("apples", "apple", 0.9, 5)); // an inflection of the term
+        best.offer(row("fruit", "pear", 0.1, 6));
+        assert_eq!(best.len(), 3);
+        let kept: Vec<(String, String, f64, u64, &str)> = best
+            .into_rows()
+            .into_iter()
+            .map(|r| (r.clue, r.term, r.score, r.page_id, r.direction))
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                ("fruit".into(), "apple".into(), 0.5, 11, "term_page"),
+                ("fruit".into(), "pear".into(), 0.1, 6, "clue_page"),
+                ("tree".into(), "apple".into(), 0.4, 3, "clue_page"),
+            ]
+        );
     }
 
     #[test]

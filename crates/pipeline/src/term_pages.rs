@@ -235,6 +235,62 @@ mod tests {
     }
 
     #[test]
+    fn exact_titles_follow_redirects_and_titles_may_be_disambiguation_pages() {
+        let titles = Titles::new(vec![
+            // car: the exact title is a redirect; a sense page beside it.
+            row(1, "Car", Some("Automobile"), false),
+            row(2, "Automobile", None, false),
+            row(3, "Car (band)", None, false),
+            // bass: the title itself is the disambiguation page, its `(disambiguation)` title
+            // a redirect to it; only links to `Bass` or `Bass (sense)` count.
+            row(10, "Bass", None, true),
+            row(11, "Bass (fish)", None, false),
+            row(12, "Bass (music)", None, false),
+            row(13, "Bass guitar", None, false),
+            row(14, "Bass (voice type)", None, false),
+            row(15, "Bass (disambiguation)", Some("Bass"), false),
+            // mercury: the title redirects to the disambiguation page.
+            row(20, "Mercury", Some("Mercury (disambiguation)"), false),
+            row(21, "Mercury (disambiguation)", None, true),
+            row(22, "Mercury (planet)", None, false),
+            row(23, "Mercury (element)", None, false),
+            // apple: an article, and a supplement given by a redirect's title.
+            row(30, "Apple", None, false),
+            row(31, "Malus", None, false),
+            row(32, "Apple tree", Some("Malus"), false),
+        ]);
+        let out: HashMap<u64, Vec<u64>> = [(10, vec![11, 12, 13]), (21, vec![22, 23, 30])]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            find("car", &titles, &out, &[]),
+            vec![(2, "exact"), (3, "sense")]
+        );
+        assert_eq!(
+            find("bass", &titles, &out, &[]),
+            vec![
+                (11, "disambiguation"),
+                (12, "disambiguation"),
+                (14, "sense")
+            ]
+        );
+        assert_eq!(
+            find("mercury", &titles, &out, &[]),
+            vec![(22, "disambiguation"), (23, "disambiguation")]
+        );
+        assert_eq!(
+            find(
+                "apple",
+                &titles,
+                &out,
+                &["Apple tree".into(), "Apple".into()]
+            ),
+            vec![(30, "exact"), (31, "supplement")],
+            "a page found twice keeps its first origin"
+        );
+    }
+
+    #[test]
     fn names_term_accepts_only_the_term_or_a_sense() {
         assert!(names_term("bat", "bat"));
         assert!(names_term("bat (animal)", "bat"));

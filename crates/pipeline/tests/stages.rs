@@ -2,7 +2,6 @@
 //! ingest stage stores them, then run stage by stage as `clue-db pipeline` runs them.
 
 use pipeline::{Config, STAGES, run_stage};
-use std::path::Path;
 use store::{Build, NewPage};
 
 /// A page of a test corpus: title, plain text, titles it links to.
@@ -11,9 +10,11 @@ struct P<'a>(&'a str, &'a str, &'a [&'a str]);
 /// A store holding `pages` (ids from 1, in order) with resolved links, and a `pipeline/`-like
 /// inputs folder holding `terms` and `supplements` (the lines of `term_pages.tsv`).
 struct Corpus {
-    dir: tempfile::TempDir,
     build: Build,
     config: Config,
+    /// Holds the database and the inputs; deleted when the test ends (after `build`: fields
+    /// drop in order).
+    _dir: tempfile::TempDir,
 }
 
 impl Corpus {
@@ -43,7 +44,11 @@ impl Corpus {
             keep_all_neighbours: false,
         };
         std::fs::create_dir(&config.inputs).unwrap();
-        let corpus = Corpus { dir, build, config };
+        let corpus = Corpus {
+            _dir: dir,
+            build,
+            config,
+        };
         corpus.write_input("terms.txt", terms);
         corpus.write_input("term_pages.tsv", supplements);
         corpus
@@ -67,11 +72,6 @@ impl Corpus {
 
     fn meta(&self, key: &str) -> String {
         self.build.meta(key).unwrap().unwrap_or_default()
-    }
-
-    #[allow(dead_code)]
-    fn path(&self) -> &Path {
-        self.dir.path()
     }
 }
 
@@ -137,4 +137,45 @@ fn coverage_follows_term_pages_whichever_stage_runs_alone() {
             .all(|(t, _, _)| t != "pear"),
         "pear is no longer listed"
     );
+}
+
+#[test]
+fn an_irregular_inflection_in_a_clue_page_scores_for_its_term() {
+    let c = Corpus::new(
+        &[
+            P(
+                "Strike",
+                "A strike is a work stoppage. Workers strike for better pay.",
+                &["Lightning", "Tower"],
+            ),
+            P("Tower", "A tower is a tall building.", &["Lightning"]),
+            P(
+                "Lightning",
+                "Lightning struck the old tower. It struck twice. Storms bring lightning.",
+                &["Strike", "Tower"],
+            ),
+            P("Storm", "A storm brings rain.", &["Lightning"]),
+        ],
+        &["strike", "tower"],
+        &[],
+    );
+    c.run_all();
+    let reader = c.build.reader();
+    assert_eq!(reader.terms().unwrap(), ["strike", "tower"]);
+    let e = reader
+        .evidence("lightning", "strike")
+        .unwrap()
+        .expect("`struck` in Lightning scores lightning/strike");
+    assert_eq!(e.direction, "clue_page");
+    assert_eq!(e.page_title, "Lightning");
+    assert_eq!(e.count, 2, "struck twice");
+    assert_eq!(
+        e.excerpt.as_deref(),
+        Some("Lightning struck the old tower.")
+    );
+    let pr = e.pagerank.expect("pagerank stored");
+    let want = (pr / 6.0).min(1.0) * (1.0 - 0.7f64.powi(2));
+    assert!(e.score > 0.0 && (e.score - want).abs() < 1e-12, "{e:?}");
+    // A clue is never the term's own inflection: `struck` never scores for `strike`.
+    assert!(reader.evidence("struck", "strike").unwrap().is_none());
 }
