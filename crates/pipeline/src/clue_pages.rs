@@ -7,7 +7,7 @@
 //! or more are kept; of those linked to exactly two terms, the 10 best per pair are kept
 //! (higher score first, then lower page id). `--keep-all` keeps every neighbour.
 
-use crate::{Config, record};
+use crate::{Config, progress, record};
 use anyhow::Result;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use store::{Build, ClueLink};
@@ -110,6 +110,10 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     for (t, id, _) in reader.term_pages()? {
         term_pages.entry(t).or_default().push(id);
     }
+    // Scoring is one pass over the term pages' links; the bar follows the writes.
+    let pb = progress::bar(0, "pages");
+    pb.set_prefix("clue_pages");
+    pb.set_message("scoring neighbours");
     let kept = select(
         &term_pages,
         &out,
@@ -117,9 +121,12 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         |p| ok.contains(&p),
         config.keep_all_neighbours,
     );
+    pb.set_length(kept.len() as u64);
+    pb.set_message("");
     build.begin()?;
     build.clear(&["clue_pages", "clue_page_terms"])?;
     for n in &kept {
+        pb.inc(1);
         build.insert_clue_page(n.page_id, n.score, n.per_term.len() as u64)?;
         for (term, s) in &n.per_term {
             build.insert_clue_link(&ClueLink {
@@ -130,6 +137,7 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         }
     }
     build.commit()?;
+    pb.finish_and_clear();
     record(
         build,
         "clue_pages",

@@ -6,7 +6,7 @@
 //! with its provenance. A clue is a lower-case single word of letters a-z (see [`is_clue_for`]),
 //! never the term nor an inflection of it.
 
-use crate::record;
+use crate::{progress, record};
 use anyhow::Result;
 use std::collections::HashMap;
 use store::{Build, ScoreRow};
@@ -105,8 +105,13 @@ pub fn run(build: &Build) -> Result<()> {
         .map(|p| (p.id, p.pagerank.unwrap_or(0.0)))
         .collect();
     let title: HashMap<u64, &str> = pages.iter().map(|p| (p.id, p.title.as_str())).collect();
+    let (counts, chunks) = (reader.counts()?, reader.chunks()?);
+    // Evidence rows judged, then score rows written (the length grows once they are known).
+    let pb = progress::bar((counts.len() + chunks.len()) as u64, "rows");
+    pb.set_prefix("scores");
     let mut best = Best::new(text::Inflector::shared());
-    for c in reader.counts()? {
+    for c in counts {
+        pb.inc(1);
         let Some(t) = title.get(&c.page_id) else {
             continue;
         };
@@ -121,7 +126,8 @@ pub fn run(build: &Build) -> Result<()> {
         });
     }
     let counted = best.len();
-    for c in reader.chunks()? {
+    for c in chunks {
+        pb.inc(1);
         best.offer(ScoreRow {
             score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
             clue: c.clue,
@@ -133,12 +139,15 @@ pub fn run(build: &Build) -> Result<()> {
         });
     }
     let rows = best.into_rows();
+    pb.inc_length(rows.len() as u64);
     build.begin()?;
     build.clear(&["scores"])?;
     for r in &rows {
         build.insert_score(r)?;
+        pb.inc(1);
     }
     build.commit()?;
+    pb.finish_and_clear();
     let terms_with_clues = rows
         .iter()
         .map(|r| r.term.as_str())

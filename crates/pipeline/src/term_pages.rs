@@ -11,7 +11,7 @@
 //! not before, so a new supplement takes effect on a re-run of this stage alone. Terms with no
 //! page stay in `terms` with `covered = 0`; their list goes to `meta` (`term_pages.uncovered`).
 
-use crate::{Config, inputs, record};
+use crate::{Config, inputs, progress, record};
 use anyhow::Result;
 use std::collections::HashMap;
 use store::{Build, PageRow};
@@ -177,6 +177,8 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         }
     }
     missing_supplements.sort();
+    let pb = progress::bar(terms.len() as u64, "terms");
+    pb.set_prefix("term_pages");
     build.begin()?;
     build.clear(&["term_pages"])?;
     let mut by_origin: HashMap<&str, u64> = HashMap::new();
@@ -186,7 +188,9 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
             build.insert_term_page(t, id, origin)?;
             *by_origin.entry(origin).or_default() += 1;
         }
+        pb.inc(1);
     }
+    pb.finish_and_clear();
     refresh_coverage(build)?;
     build.commit()?;
     let mut figures = vec![

@@ -3,7 +3,7 @@
 //! stage. Rewriting the list re-derives coverage from the `term_pages` rows already stored, so
 //! running this stage alone leaves covered terms covered (and their clues reachable).
 
-use crate::{Config, inputs, record};
+use crate::{Config, inputs, progress, record};
 use anyhow::Result;
 use store::Build;
 
@@ -15,14 +15,19 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     } else {
         Vec::new()
     };
+    let pb = progress::bar((terms.len() + synonyms.len()) as u64, "entries");
+    pb.set_prefix("terms");
     build.begin()?;
     build.clear(&["terms", "synonyms"])?;
     for t in &terms {
         build.insert_term(t)?;
+        pb.inc(1);
     }
     for (t, s) in &synonyms {
         build.insert_synonym(t, &s.to_lowercase())?;
+        pb.inc(1);
     }
+    pb.finish_and_clear();
     crate::term_pages::refresh_coverage(build)?;
     build.commit()?;
     record(

@@ -372,6 +372,9 @@ fn rerunning_a_stage_gives_the_same_rows() {
     ])
     .ok();
     assert!(run.stderr.contains("scores: done"), "{}", run.stderr);
+    // stderr is a pipe here: the stage's progress bar stays hidden, only the report is written.
+    assert_eq!(run.stderr.lines().count(), 2, "{}", run.stderr);
+    assert!(!run.stderr.contains("rows"), "{}", run.stderr);
     let c = open(&copy);
     let after = all_scores(&c);
     assert_eq!(before.len(), after.len(), "scores row count changed");
