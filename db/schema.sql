@@ -1,4 +1,4 @@
--- clue-db store, schema version 1. Documented table by table in db/README.md.
+-- clue-db store, schema version 2. Documented table by table in db/README.md.
 -- Titles are stored as Wikipedia displays them: spaces, URL-decoded, first letter upper-case.
 -- Terms and clues are lower-case.
 
@@ -31,9 +31,11 @@ CREATE TABLE IF NOT EXISTS page_text (
     text TEXT NOT NULL         -- plain text, markup removed
 );
 
+-- Every card word listed in pipeline/terms.txt; the covered ones (with term pages) have covered = 1.
 CREATE TABLE IF NOT EXISTS terms (
-    term       TEXT PRIMARY KEY,  -- lower-case card word
-    page_count INTEGER NOT NULL DEFAULT 0
+    term       TEXT PRIMARY KEY,           -- lower-case card word
+    page_count INTEGER NOT NULL DEFAULT 0, -- its rows in term_pages
+    covered    INTEGER NOT NULL DEFAULT 0  -- 1 when page_count > 0: the corpus covers it
 ) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS term_pages (
@@ -55,7 +57,8 @@ CREATE TABLE IF NOT EXISTS clue_pages (
     terms_linked INTEGER NOT NULL   -- how many terms' pages it neighbours
 );
 
--- The per-term link score behind clue_pages: 1 for a link in one direction, 1.5 for both.
+-- The per-term link score behind clue_pages: 1 for a link in one direction, 1.5 for both, the
+-- best over the term's pages.
 CREATE TABLE IF NOT EXISTS clue_page_terms (
     page_id    INTEGER NOT NULL,
     term       TEXT    NOT NULL,

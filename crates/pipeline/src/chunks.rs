@@ -1,16 +1,19 @@
 //! Stage `chunks`: what the term pages themselves say. Two products from one pass over each
 //! term page's text:
-//! - `chunks`: the root nouns of its noun chunks, counted per (page, term); chunks holding a
-//!   digit are skipped ("the 1990 season" says little about seasons);
-//! - `term_docs`: the term's document for the herfindahl strategy, the words of all its pages
-//!   (lower-case, letters only, stopwords left out) with their counts.
+//! - `chunks`: the root nouns of its noun chunks (lemmas: `years` -> `year`), counted per
+//!   (page, term); chunks holding a digit are skipped ("the 1990 season" says little about
+//!   seasons), and so are proper-noun roots after another word of the same name in their chunk,
+//!   which are fragments of it (`states` of "United States", `zealand` of "New Zealand");
+//! - `term_docs`: the term's document for the herfindahl strategy, the lemmas of the words of all
+//!   its pages (lower-case, letters only, stopwords left out) with their counts, so that a
+//!   clue's singular and plural add up.
 
 use crate::{progress, record};
 use anyhow::{Result, anyhow};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use store::{Build, ChunkRow};
-use text::{Inflector, Tagger};
+use text::{Inflector, Tagger, Upos};
 
 /// What one term page gives.
 #[derive(Debug, Default, PartialEq)]
@@ -23,12 +26,30 @@ pub struct PageChunks {
     pub words: BTreeMap<String, u64>,
 }
 
+/// Whether the word before a chunk's root, inside the chunk, belongs to the same name: a proper
+/// noun, or a capitalised word that does not open its sentence (the tagger reads "United" of
+/// "United States" and "New" of "New Zealand" as adjectives).
+fn continues_a_name(analysis: &text::Analysis<'_>, chunk: &text::NounChunk) -> bool {
+    let root = chunk.tokens.end - 1;
+    if root <= chunk.tokens.start {
+        return false;
+    }
+    let prev = root - 1;
+    let opens_sentence = analysis
+        .sentences
+        .get(analysis.sentence_of(prev))
+        .is_some_and(|s| s.tokens.start == prev);
+    analysis.tags[prev] == Upos::Propn
+        || (!opens_sentence && analysis.token_text(prev).starts_with(char::is_uppercase))
+}
+
 /// Analyses one term page.
 pub fn page_chunks(text: &str, tagger: &Tagger, inflector: &Inflector) -> PageChunks {
     let analysis = text::analyze(text, tagger);
     let mut out = PageChunks::default();
     for c in analysis.noun_chunks(inflector) {
-        if !c.has_digit && !c.root.is_empty() {
+        let name_fragment = c.root_upos == Upos::Propn && continues_a_name(&analysis, &c);
+        if !c.has_digit && !c.root.is_empty() && !name_fragment {
             if !out.excerpts.contains_key(&c.root) {
                 let sentence = analysis
                     .sentences
@@ -44,8 +65,13 @@ pub fn page_chunks(text: &str, tagger: &Tagger, inflector: &Inflector) -> PageCh
     }
     for i in 0..analysis.tokens.len() {
         let w = analysis.lower(i);
-        if !w.is_empty() && w.chars().all(char::is_alphabetic) && !text::is_stopword(w) {
-            *out.words.entry(w.to_string()).or_default() += 1;
+        if w.is_empty() || !w.chars().all(char::is_alphabetic) || text::is_stopword(w) {
+            continue;
+        }
+        // The lemma may be a stopword when the word is not ("was" -> "be").
+        let lemma = inflector.lemma(w, analysis.tags[i]);
+        if !text::is_stopword(&lemma) {
+            *out.words.entry(lemma).or_default() += 1;
         }
     }
     out
@@ -131,8 +157,38 @@ mod tests {
             Some("She picked the red apples in the old orchard.")
         );
         assert_eq!(pc.roots.get("harvest"), None, "chunk with a digit skipped");
-        assert_eq!(pc.words.get("apples"), Some(&1));
+        assert_eq!(pc.words.get("apple"), Some(&1), "{:?}", pc.words);
+        assert_eq!(pc.words.get("apples"), None, "documents hold lemmas");
         assert_eq!(pc.words.get("the"), None);
         assert_eq!(pc.words.get("harvest"), Some(&1));
+        assert_eq!(pc.words.get("be"), None, "was -> be, a stopword");
+    }
+
+    #[test]
+    fn roots_are_singular_and_name_fragments_are_skipped() {
+        let pc = page_chunks(
+            "Many years passed. The legs of the table are long. Trade with the United States \
+             and New Zealand grew. Paris is big. Old Paris Saint Germain lost. Beautiful Rome \
+             is old.",
+            Tagger::shared().unwrap(),
+            Inflector::shared(),
+        );
+        assert_eq!(pc.roots.get("year"), Some(&1), "{:?}", pc.roots);
+        assert_eq!(pc.roots.get("leg"), Some(&1), "{:?}", pc.roots);
+        for plural in ["years", "legs"] {
+            assert_eq!(pc.roots.get(plural), None, "{:?}", pc.roots);
+        }
+        for fragment in ["states", "zealand"] {
+            assert_eq!(pc.roots.get(fragment), None, "{:?}", pc.roots);
+        }
+        assert_eq!(pc.roots.get("paris"), Some(&1), "a one-word name stays");
+        assert_eq!(pc.roots.get("germain"), None, "{:?}", pc.roots);
+        assert_eq!(
+            pc.roots.get("rome"),
+            Some(&1),
+            "a capital opening the sentence"
+        );
+        assert_eq!(pc.words.get("year"), Some(&1));
+        assert_eq!(pc.words.get("leg"), Some(&1));
     }
 }

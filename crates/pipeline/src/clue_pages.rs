@@ -1,12 +1,13 @@
 //! Stage `clue_pages`: the pages whose one-word titles may become clues.
 //!
-//! A neighbour of a term page (a page it links to, or that links to it) scores, per term,
-//! +1 for each term page it is linked with in one direction and +1.5 for each linked both ways.
-//! Its link score is the sum over terms. Neighbours of one term only are dropped; those of three
+//! A neighbour of a term page (a page it links to, or that links to it) scores, per term, 1 when
+//! it is linked with the term in one direction and 1.5 when both ways: the best over the term's
+//! pages, not their sum, so a term with many pages (america: North and South America) does not
+//! outweigh the rule. Its link score is the sum over terms. Neighbours of one term only are dropped; those of three
 //! or more are kept; of those linked to exactly two terms, the 10 best per pair are kept
 //! (higher score first, then lower page id). `--keep-all` keeps every neighbour.
 
-use crate::{Config, record};
+use crate::{Config, progress, record};
 use anyhow::Result;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use store::{Build, ClueLink};
@@ -50,8 +51,8 @@ pub fn select(
                 if own.contains(&p) || !eligible(p) {
                     continue;
                 }
-                *per.entry(p).or_default().entry(term.as_str()).or_default() +=
-                    link_score(qo.contains(&p), qi.contains(&p));
+                let best = per.entry(p).or_default().entry(term.as_str()).or_default();
+                *best = best.max(link_score(qo.contains(&p), qi.contains(&p)));
             }
         }
     }
@@ -109,6 +110,10 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     for (t, id, _) in reader.term_pages()? {
         term_pages.entry(t).or_default().push(id);
     }
+    // Scoring is one pass over the term pages' links; the bar follows the writes.
+    let pb = progress::bar(0, "pages");
+    pb.set_prefix("clue_pages");
+    pb.set_message("scoring neighbours");
     let kept = select(
         &term_pages,
         &out,
@@ -116,9 +121,12 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         |p| ok.contains(&p),
         config.keep_all_neighbours,
     );
+    pb.set_length(kept.len() as u64);
+    pb.set_message("");
     build.begin()?;
     build.clear(&["clue_pages", "clue_page_terms"])?;
     for n in &kept {
+        pb.inc(1);
         build.insert_clue_page(n.page_id, n.score, n.per_term.len() as u64)?;
         for (term, s) in &n.per_term {
             build.insert_clue_link(&ClueLink {
@@ -129,6 +137,7 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         }
     }
     build.commit()?;
+    pb.finish_and_clear();
     record(
         build,
         "clue_pages",
@@ -200,6 +209,36 @@ mod tests {
             none.iter().all(|n| n.page_id != 10),
             "ineligible pages never kept"
         );
+    }
+
+    #[test]
+    fn a_term_with_two_pages_scores_its_best_link_not_the_sum() {
+        // Term a has pages 1 and 2, term b page 3. Neighbour 10 links both ways with 1 and 2
+        // (1.5 each), one way with 3; neighbour 11 one way with 1 and 2, both ways with 3.
+        let (out, inn) = graph(&[
+            (1, 10),
+            (10, 1),
+            (2, 10),
+            (10, 2),
+            (3, 10),
+            (1, 11),
+            (11, 2),
+            (3, 11),
+            (11, 3),
+        ]);
+        let tp: BTreeMap<String, Vec<u64>> = [("a".into(), vec![1, 2]), ("b".into(), vec![3])]
+            .into_iter()
+            .collect();
+        let kept = select(&tp, &out, &inn, |_| true, false);
+        assert_eq!(kept.len(), 2);
+        assert_eq!(
+            kept[0].per_term,
+            vec![("a".into(), 1.5), ("b".into(), 1.0)],
+            "1.5, not 3.0, for two pages linked both ways"
+        );
+        assert_eq!(kept[0].score, 2.5);
+        assert_eq!(kept[1].per_term, vec![("a".into(), 1.0), ("b".into(), 1.5)]);
+        assert_eq!(kept[1].score, 2.5);
     }
 
     #[test]

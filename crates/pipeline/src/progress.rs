@@ -1,4 +1,5 @@
-//! Progress bars for long stages: drawn on a terminal, silent otherwise (CI, pipes).
+//! Progress bars for every stage: drawn on a terminal, silent otherwise (CI, pipes: indicatif
+//! hides a bar whose stderr is not a terminal).
 
 use indicatif::{ProgressBar, ProgressStyle};
 

@@ -3,9 +3,10 @@
 //! For a term counted `n` times in clue page `p`: `score(clue(p), term) = min(1, PR(p)/6) · (1 − 0.7ⁿ)`
 //! (direction `clue_page`). For a clue word counted `n` times in a term page `q` of the term:
 //! `min(1, PR(q)/6) · (1 − 0.7ⁿ)` (direction `term_page`). The maximum per `(clue, term)` is kept
-//! with its provenance. A clue is a lower-case single word, never the term nor an inflection of it.
+//! with its provenance. A clue is a lower-case single word of letters a-z (see [`is_clue_for`]),
+//! never the term nor an inflection of it.
 
-use crate::record;
+use crate::{progress, record};
 use anyhow::Result;
 use std::collections::HashMap;
 use store::{Build, ScoreRow};
@@ -21,14 +22,79 @@ pub fn score(pagerank: f64, count: u64) -> f64 {
     weight * (1.0 - DECAY.powi(count.min(i32::MAX as u64) as i32))
 }
 
-/// Whether `clue` may be a clue for `term`: one lower-case word of letters, not the term, not one
-/// of the term's words, not an inflection of either.
+fn is_vowel(c: char) -> bool {
+    matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y')
+}
+
+/// Whether `clue` may be a clue for `term`: a word a player could say. Only ASCII letters a-z
+/// (no IPA `ˈlʌndən`, no `中`, no accented spelling of the term such as `méxico`), at least two
+/// of them (one letter says nothing), not a stopword (`us`, `other`, `cannot`), and a two-letter
+/// word only when WordNet knows it and it has a vowel (`ox`, `go`; WordNet's two-letter entries
+/// are mostly abbreviations, and the vowel-less ones — `cm`, `kg`, `bp` — are never words);
+/// never the term, one of the term's words, nor an inflection of either.
 pub fn is_clue_for(clue: &str, term: &str, inflector: &text::Inflector) -> bool {
-    !clue.is_empty()
-        && clue.chars().all(|c| c.is_alphabetic() && !c.is_uppercase())
+    clue.len() >= 2
+        && clue.bytes().all(|b| b.is_ascii_lowercase())
+        && !text::is_stopword(clue)
+        && (clue.len() > 2 || (inflector.is_known(clue) && clue.contains(is_vowel)))
         && std::iter::once(term)
             .chain(term.split_whitespace())
             .all(|w| w != clue && !inflector.is_inflection_of(clue, w))
+}
+
+/// The best evidence per `(clue, term)`: the row with the highest score wins, the first offered
+/// on a tie. Rows scoring 0 and pairs [`is_clue_for`] refuses are dropped (judged once a pair).
+pub struct Best<'i> {
+    inflector: &'i text::Inflector,
+    /// The best row so far per pair; `None` for a pair refused as a clue.
+    rows: HashMap<(String, String), Option<ScoreRow>>,
+}
+
+impl<'i> Best<'i> {
+    pub fn new(inflector: &'i text::Inflector) -> Self {
+        Best {
+            inflector,
+            rows: HashMap::new(),
+        }
+    }
+
+    /// Offers one piece of evidence.
+    pub fn offer(&mut self, row: ScoreRow) {
+        if row.score <= 0.0 {
+            return;
+        }
+        use std::collections::hash_map::Entry;
+        match self.rows.entry((row.clue.clone(), row.term.clone())) {
+            Entry::Vacant(v) => {
+                let ok = is_clue_for(&row.clue, &row.term, self.inflector);
+                v.insert(ok.then_some(row));
+            }
+            Entry::Occupied(mut o) => {
+                if let Some(best) = o.get_mut()
+                    && best.score < row.score
+                {
+                    *best = row;
+                }
+            }
+        }
+    }
+
+    /// How many pairs hold a row so far.
+    pub fn len(&self) -> usize {
+        self.rows.values().filter(|r| r.is_some()).count()
+    }
+
+    /// Whether no pair holds a row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The kept rows, sorted by clue and term.
+    pub fn into_rows(self) -> Vec<ScoreRow> {
+        let mut rows: Vec<ScoreRow> = self.rows.into_values().flatten().collect();
+        rows.sort_by(|a, b| (&a.clue, &a.term).cmp(&(&b.clue, &b.term)));
+        rows
+    }
 }
 
 pub fn run(build: &Build) -> Result<()> {
@@ -39,60 +105,49 @@ pub fn run(build: &Build) -> Result<()> {
         .map(|p| (p.id, p.pagerank.unwrap_or(0.0)))
         .collect();
     let title: HashMap<u64, &str> = pages.iter().map(|p| (p.id, p.title.as_str())).collect();
-    let inflector = text::Inflector::shared();
-    let mut best: HashMap<(String, String), ScoreRow> = HashMap::new();
-    let offer = |best: &mut HashMap<(String, String), ScoreRow>, row: ScoreRow| {
-        if row.score <= 0.0 || !is_clue_for(&row.clue, &row.term, inflector) {
-            return;
-        }
-        let key = (row.clue.clone(), row.term.clone());
-        match best.get(&key) {
-            Some(b) if b.score >= row.score => {}
-            _ => {
-                best.insert(key, row);
-            }
-        }
-    };
-    for c in reader.counts()? {
+    let (counts, chunks) = (reader.counts()?, reader.chunks()?);
+    // Evidence rows judged, then score rows written (the length grows once they are known).
+    let pb = progress::bar((counts.len() + chunks.len()) as u64, "rows");
+    pb.set_prefix("scores");
+    let mut best = Best::new(text::Inflector::shared());
+    for c in counts {
+        pb.inc(1);
         let Some(t) = title.get(&c.page_id) else {
             continue;
         };
-        offer(
-            &mut best,
-            ScoreRow {
-                clue: t.to_lowercase(),
-                term: c.term,
-                score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
-                page_id: c.page_id,
-                direction: "clue_page",
-                count: c.count,
-                excerpt: c.excerpt,
-            },
-        );
+        best.offer(ScoreRow {
+            clue: t.to_lowercase(),
+            term: c.term,
+            score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
+            page_id: c.page_id,
+            direction: "clue_page",
+            count: c.count,
+            excerpt: c.excerpt,
+        });
     }
     let counted = best.len();
-    for c in reader.chunks()? {
-        offer(
-            &mut best,
-            ScoreRow {
-                score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
-                clue: c.clue,
-                term: c.term,
-                page_id: c.page_id,
-                direction: "term_page",
-                count: c.count,
-                excerpt: c.excerpt,
-            },
-        );
+    for c in chunks {
+        pb.inc(1);
+        best.offer(ScoreRow {
+            score: score(rank.get(&c.page_id).copied().unwrap_or(0.0), c.count),
+            clue: c.clue,
+            term: c.term,
+            page_id: c.page_id,
+            direction: "term_page",
+            count: c.count,
+            excerpt: c.excerpt,
+        });
     }
-    let mut rows: Vec<ScoreRow> = best.into_values().collect();
-    rows.sort_by(|a, b| (&a.clue, &a.term).cmp(&(&b.clue, &b.term)));
+    let rows = best.into_rows();
+    pb.inc_length(rows.len() as u64);
     build.begin()?;
     build.clear(&["scores"])?;
     for r in &rows {
         build.insert_score(r)?;
+        pb.inc(1);
     }
     build.commit()?;
+    pb.finish_and_clear();
     let terms_with_clues = rows
         .iter()
         .map(|r| r.term.as_str())
@@ -113,6 +168,92 @@ pub fn run(build: &Build) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clues_are_plain_words_never_the_term() {
+        let i = text::Inflector::shared();
+        for (clue, term) in [
+            ("fruit", "apple"),
+            ("ox", "cow"),
+            ("tree", "apple"),
+            ("struck", "lightning"),
+            ("cream", "ice"),
+        ] {
+            assert!(
+                is_clue_for(clue, term, i),
+                "{clue} should be a clue for {term}"
+            );
+        }
+        for (clue, term) in [
+            ("f", "fruit"),
+            ("x", "axis"),
+            ("中", "china"),
+            ("ˈlʌndən", "london"),
+            ("us", "america"),
+            ("other", "apple"),
+            ("cannot", "can"),
+            ("the", "apple"),
+            ("méxico", "mexico"),
+            ("café", "coffee"),
+            ("zq", "apple"),
+            ("kg", "weight"),
+            ("Fruit", "apple"),
+            ("apple", "apple"),
+            ("apples", "apple"),
+            ("struck", "strike"),
+            ("cream", "ice cream"),
+            ("creams", "ice cream"),
+            ("", "apple"),
+        ] {
+            assert!(
+                !is_clue_for(clue, term, i),
+                "{clue:?} should not be a clue for {term}"
+            );
+        }
+    }
+
+    fn row(clue: &str, term: &str, score: f64, page_id: u64) -> ScoreRow {
+        ScoreRow {
+            clue: clue.into(),
+            term: term.into(),
+            score,
+            page_id,
+            direction: if page_id < 10 {
+                "clue_page"
+            } else {
+                "term_page"
+            },
+            count: 1,
+            excerpt: None,
+        }
+    }
+
+    #[test]
+    fn the_best_evidence_per_pair_is_kept() {
+        let mut best = Best::new(text::Inflector::shared());
+        best.offer(row("fruit", "apple", 0.2, 1));
+        best.offer(row("fruit", "apple", 0.5, 11)); // better, from a term page
+        best.offer(row("fruit", "apple", 0.3, 2));
+        best.offer(row("tree", "apple", 0.4, 3));
+        best.offer(row("tree", "apple", 0.4, 12)); // a tie keeps the first
+        best.offer(row("seed", "apple", 0.0, 4)); // no evidence
+        best.offer(row("apples", "apple", 0.9, 5)); // an inflection of the term
+        best.offer(row("fruit", "pear", 0.1, 6));
+        assert_eq!(best.len(), 3);
+        let kept: Vec<(String, String, f64, u64, &str)> = best
+            .into_rows()
+            .into_iter()
+            .map(|r| (r.clue, r.term, r.score, r.page_id, r.direction))
+            .collect();
+        assert_eq!(
+            kept,
+            vec![
+                ("fruit".into(), "apple".into(), 0.5, 11, "term_page"),
+                ("fruit".into(), "pear".into(), 0.1, 6, "clue_page"),
+                ("tree".into(), "apple".into(), 0.4, 3, "clue_page"),
+            ]
+        );
+    }
 
     #[test]
     fn score_formula_matches_hand_computation() {

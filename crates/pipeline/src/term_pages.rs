@@ -7,10 +7,11 @@
 //! 3. `sense`: every page titled `T (sense)`;
 //! 4. `supplement`: the titles listed for `t` in `pipeline/term_pages.tsv`.
 //!
-//! A `(term, page)` keeps the first origin found. Terms with no page are not covered and leave
-//! the `terms` table; their list goes to `meta` (`term_pages.uncovered`).
+//! A `(term, page)` keeps the first origin found. Every listed term is looked up, covered or
+//! not before, so a new supplement takes effect on a re-run of this stage alone. Terms with no
+//! page stay in `terms` with `covered = 0`; their list goes to `meta` (`term_pages.uncovered`).
 
-use crate::{Config, inputs, record};
+use crate::{Config, inputs, progress, record};
 use anyhow::Result;
 use std::collections::HashMap;
 use store::{Build, PageRow};
@@ -136,9 +137,25 @@ pub fn find(
     found
 }
 
+/// Sets `terms.covered` from the stored `term_pages` rows and records the outcome in `meta`
+/// (`term_pages.covered`, `term_pages.uncovered`). Both `terms` and `term_pages` call it, so the
+/// figures always describe the tables as they are, whichever stage ran last.
+pub(crate) fn refresh_coverage(build: &Build) -> Result<()> {
+    let uncovered = build.refresh_coverage()?;
+    let covered = build.reader().terms()?.len();
+    record(
+        build,
+        "term_pages",
+        &[
+            ("covered", covered.to_string()),
+            ("uncovered", uncovered.join(",")),
+        ],
+    )
+}
+
 pub fn run(build: &Build, config: &Config) -> Result<()> {
     let reader = build.reader();
-    let terms = reader.terms()?;
+    let terms = reader.listed_terms()?;
     let titles = Titles::new(reader.pages()?);
     let mut out_links: HashMap<u64, Vec<u64>> = HashMap::new();
     for (s, d) in reader.links()? {
@@ -160,6 +177,8 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         }
     }
     missing_supplements.sort();
+    let pb = progress::bar(terms.len() as u64, "terms");
+    pb.set_prefix("term_pages");
     build.begin()?;
     build.clear(&["term_pages"])?;
     let mut by_origin: HashMap<&str, u64> = HashMap::new();
@@ -169,13 +188,13 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
             build.insert_term_page(t, id, origin)?;
             *by_origin.entry(origin).or_default() += 1;
         }
+        pb.inc(1);
     }
-    let uncovered = build.drop_uncovered_terms()?;
+    pb.finish_and_clear();
+    refresh_coverage(build)?;
     build.commit()?;
     let mut figures = vec![
         ("rows", by_origin.values().sum::<u64>().to_string()),
-        ("covered", (terms.len() - uncovered.len()).to_string()),
-        ("uncovered", uncovered.join(",")),
         ("missing_supplements", missing_supplements.join(";")),
     ];
     for o in ["disambiguation", "exact", "sense", "supplement"] {
@@ -216,6 +235,62 @@ mod tests {
         assert_eq!(
             found,
             vec![(2, "disambiguation"), (5, "sense"), (6, "supplement")]
+        );
+    }
+
+    #[test]
+    fn exact_titles_follow_redirects_and_titles_may_be_disambiguation_pages() {
+        let titles = Titles::new(vec![
+            // car: the exact title is a redirect; a sense page beside it.
+            row(1, "Car", Some("Automobile"), false),
+            row(2, "Automobile", None, false),
+            row(3, "Car (band)", None, false),
+            // bass: the title itself is the disambiguation page, its `(disambiguation)` title
+            // a redirect to it; only links to `Bass` or `Bass (sense)` count.
+            row(10, "Bass", None, true),
+            row(11, "Bass (fish)", None, false),
+            row(12, "Bass (music)", None, false),
+            row(13, "Bass guitar", None, false),
+            row(14, "Bass (voice type)", None, false),
+            row(15, "Bass (disambiguation)", Some("Bass"), false),
+            // mercury: the title redirects to the disambiguation page.
+            row(20, "Mercury", Some("Mercury (disambiguation)"), false),
+            row(21, "Mercury (disambiguation)", None, true),
+            row(22, "Mercury (planet)", None, false),
+            row(23, "Mercury (element)", None, false),
+            // apple: an article, and a supplement given by a redirect's title.
+            row(30, "Apple", None, false),
+            row(31, "Malus", None, false),
+            row(32, "Apple tree", Some("Malus"), false),
+        ]);
+        let out: HashMap<u64, Vec<u64>> = [(10, vec![11, 12, 13]), (21, vec![22, 23, 30])]
+            .into_iter()
+            .collect();
+        assert_eq!(
+            find("car", &titles, &out, &[]),
+            vec![(2, "exact"), (3, "sense")]
+        );
+        assert_eq!(
+            find("bass", &titles, &out, &[]),
+            vec![
+                (11, "disambiguation"),
+                (12, "disambiguation"),
+                (14, "sense")
+            ]
+        );
+        assert_eq!(
+            find("mercury", &titles, &out, &[]),
+            vec![(22, "disambiguation"), (23, "disambiguation")]
+        );
+        assert_eq!(
+            find(
+                "apple",
+                &titles,
+                &out,
+                &["Apple tree".into(), "Apple".into()]
+            ),
+            vec![(30, "exact"), (31, "supplement")],
+            "a page found twice keeps its first origin"
         );
     }
 

@@ -1,7 +1,9 @@
 //! Stage `terms`: the card words of `pipeline/terms.txt` and the synonyms of `pipeline/synonyms.tsv`.
-//! Which of them the corpus covers is settled by the `term_pages` stage.
+//! Every listed word is kept; which of them the corpus covers is settled by the `term_pages`
+//! stage. Rewriting the list re-derives coverage from the `term_pages` rows already stored, so
+//! running this stage alone leaves covered terms covered (and their clues reachable).
 
-use crate::{Config, inputs, record};
+use crate::{Config, inputs, progress, record};
 use anyhow::Result;
 use store::Build;
 
@@ -13,14 +15,20 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     } else {
         Vec::new()
     };
+    let pb = progress::bar((terms.len() + synonyms.len()) as u64, "entries");
+    pb.set_prefix("terms");
     build.begin()?;
     build.clear(&["terms", "synonyms"])?;
     for t in &terms {
         build.insert_term(t)?;
+        pb.inc(1);
     }
     for (t, s) in &synonyms {
         build.insert_synonym(t, &s.to_lowercase())?;
+        pb.inc(1);
     }
+    pb.finish_and_clear();
+    crate::term_pages::refresh_coverage(build)?;
     build.commit()?;
     record(
         build,

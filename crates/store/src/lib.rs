@@ -12,7 +12,7 @@ pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
 
 /// Bumped whenever a table or column changes meaning; readers check it.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// The schema, applied to every new database.
 pub const SCHEMA_SQL: &str = include_str!("../../../db/schema.sql");

@@ -83,22 +83,22 @@ impl Build {
         Ok(())
     }
 
-    /// Sets `terms.page_count` from `term_pages` and deletes the terms with none: the corpus does
-    /// not cover them. Returns the deleted terms.
-    pub fn drop_uncovered_terms(&self) -> Result<Vec<String>> {
+    /// Sets every listed term's `page_count` and `covered` from the `term_pages` rows there are,
+    /// so that coverage agrees with `term_pages` whichever of the `terms` and `term_pages`
+    /// stages ran last (terms are kept, never deleted: a later supplement can still cover one).
+    /// Returns the uncovered terms, sorted.
+    pub fn refresh_coverage(&self) -> Result<Vec<String>> {
         self.conn.execute(
             "UPDATE terms SET page_count = (SELECT count(*) FROM term_pages tp WHERE tp.term = terms.term)",
             [],
         )?;
-        let gone: Vec<String> = {
-            let mut st = self
-                .conn
-                .prepare("SELECT term FROM terms WHERE page_count = 0 ORDER BY term")?;
-            st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
-        };
         self.conn
-            .execute("DELETE FROM terms WHERE page_count = 0", [])?;
-        Ok(gone)
+            .execute("UPDATE terms SET covered = (page_count > 0)", [])?;
+        let mut st = self
+            .conn
+            .prepare("SELECT term FROM terms WHERE covered = 0 ORDER BY term")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     pub fn insert_clue_page(&self, page_id: u64, link_score: f64, terms_linked: u64) -> Result<()> {
@@ -236,8 +236,18 @@ impl Store<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The covered terms, sorted.
+    /// The covered terms (those with term pages), sorted: what every later stage and the query
+    /// engine work with.
     pub fn terms(&self) -> Result<Vec<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT term FROM terms WHERE covered = 1 ORDER BY term")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every listed card word, covered or not, sorted: what the `term_pages` stage looks up.
+    pub fn listed_terms(&self) -> Result<Vec<String>> {
         let mut st = self
             .conn()
             .prepare_cached("SELECT term FROM terms ORDER BY term")?;
@@ -245,10 +255,12 @@ impl Store<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// `(term, page_id, origin)` for every term page.
+    /// `(term, page_id, origin)` for every term page of a covered term (rows of a term since
+    /// dropped from `terms.txt` stay in the table until `term_pages` runs, unread).
     pub fn term_pages(&self) -> Result<Vec<(String, u64, String)>> {
         let mut st = self.conn().prepare_cached(
-            "SELECT term, page_id, origin FROM term_pages ORDER BY term, page_id",
+            "SELECT tp.term, tp.page_id, tp.origin FROM term_pages tp
+             JOIN terms t ON t.term = tp.term AND t.covered = 1 ORDER BY tp.term, tp.page_id",
         )?;
         let rows = st.query_map([], |r| {
             Ok((r.get(0)?, r.get::<_, i64>(1)? as u64, r.get(2)?))

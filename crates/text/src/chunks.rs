@@ -3,9 +3,9 @@
 //!
 //! A determiner after another word of the run starts a new chunk ("gave the boy a ball").
 //! Tokens in a chunk follow one another with only spaces or one hyphen between them, within
-//! one sentence. The root is reported as its noun lemma ("cities" -> "city"), or lower-cased
-//! for a proper noun, with whether the chunk holds a digit (the pipeline skips those: "the
-//! 1990 season" says little about a season).
+//! one sentence. The root is reported as its noun lemma ("cities" -> "city", "years" ->
+//! "year"), or lower-cased for a proper noun, with whether the chunk holds a digit (the pipeline
+//! skips those: "the 1990 season" says little about a season).
 
 use crate::inflect::Inflector;
 use crate::pos::Upos;

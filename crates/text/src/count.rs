@@ -8,6 +8,10 @@
 //! An inflected form counts only where its tag allows it: `wound` tagged NOUN is not the verb
 //! `wind`, nor `born` tagged NOUN... the verb `bear` (see [`Inflector::is_form_as`]).
 //!
+//! A one-word term WordNet does not know (`pokemon`) has only guessed forms, so the Porter2
+//! stemmer is the fallback: a token WordNet does not know either, with the term's stem, counts
+//! too (`zorbified` for `zorbify`), as [`Inflector::is_inflection_of`] would judge it.
+//!
 //! The largest bucket is kept, with the sentence of its first occurrence as the excerpt. So
 //! for "bill" on a page about Microsoft, "Bill Gates" and "Bill Hewlett" are two buckets, and
 //! neither is added to the noun "bill".
@@ -28,6 +32,9 @@ pub struct TermForms {
     forms: Vec<Vec<String>>,
     /// Per form: the tags (bits of `Upos as u32`) its last word may carry to count.
     tags: Vec<u32>,
+    /// Porter2 stems of the one-word lemmas (term or synonym) WordNet does not know: an unknown
+    /// token with one of these stems counts as the term, under any tag.
+    stems: Vec<String>,
 }
 
 /// Every tag allowed.
@@ -49,6 +56,13 @@ impl TermForms {
     pub fn with_synonyms(term: &str, synonyms: &[&str], inflector: &Inflector) -> TermForms {
         let mut out = TermForms::from_forms(term, std::iter::empty::<&str>());
         for lemma in std::iter::once(term).chain(synonyms.iter().copied()) {
+            let lower = lemma.to_lowercase();
+            if is_stemmable(&lower) && !inflector.knows(&lower) {
+                let stem = inflector.stem(&lower);
+                if !out.stems.contains(&stem) {
+                    out.stems.push(stem);
+                }
+            }
             for form in inflector.forms(lemma) {
                 let tags = Upos::ALL
                     .into_iter()
@@ -89,6 +103,7 @@ impl TermForms {
             term: term.to_string(),
             forms: Vec::new(),
             tags: Vec::new(),
+            stems: Vec::new(),
         };
         out.push(term, ANY_TAG);
         for form in forms {
@@ -118,12 +133,28 @@ pub struct TermCount {
     pub excerpt: Range<usize>,
 }
 
+/// Whether the stemmer fallback applies to a word: English letters only, three or more.
+fn is_stemmable(word: &str) -> bool {
+    word.len() >= 3 && word.bytes().all(|b| b.is_ascii_lowercase())
+}
+
+/// The first two letters of a stemmable word, as an index into [`TermIndex::stem_heads`].
+fn head(word: &str) -> usize {
+    let b = word.as_bytes();
+    (b[0] - b'a') as usize * 26 + (b[1] - b'a') as usize
+}
+
 /// Many terms, indexed by their forms' first words for a single pass over a page.
 #[derive(Debug, Clone, Default)]
 pub struct TermIndex {
     terms: Vec<TermForms>,
     /// First word of a form -> (term index, form index).
     by_first: FxHashMap<Box<str>, Vec<(u32, u32)>>,
+    /// Stem of a term WordNet does not know -> term indices (see [`TermForms`]).
+    by_stem: FxHashMap<Box<str>, Vec<u32>>,
+    /// Which first two letters those stems have: a token is only stemmed when its own first two
+    /// letters are here (Porter2 keeps a word's start), so most tokens cost one array look-up.
+    stem_heads: Vec<bool>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -152,7 +183,39 @@ impl TermIndex {
                 }
             }
         }
-        TermIndex { terms, by_first }
+        let mut by_stem: FxHashMap<Box<str>, Vec<u32>> = FxHashMap::default();
+        let mut stem_heads = Vec::new();
+        for (t, term) in terms.iter().enumerate() {
+            let usable = |s: &&String| s.len() >= 2 && s.bytes().all(|b| b.is_ascii_lowercase());
+            for stem in term.stems.iter().filter(usable) {
+                stem_heads.resize(26 * 26, false);
+                stem_heads[head(stem)] = true;
+                by_stem
+                    .entry(stem.as_str().into())
+                    .or_default()
+                    .push(t as u32);
+            }
+        }
+        TermIndex {
+            terms,
+            by_first,
+            by_stem,
+            stem_heads,
+        }
+    }
+
+    /// The terms token `word` counts for through the stemmer fallback: those whose stem it has,
+    /// when WordNet does not know it (a known word has its own lemma, and is not a guess).
+    fn stem_matches(&self, word: &str) -> &[u32] {
+        if self.stem_heads.is_empty() || !is_stemmable(word) || !self.stem_heads[head(word)] {
+            return &[];
+        }
+        // The tables are the vendored ones, the same in every instance.
+        let inflector = Inflector::shared();
+        match self.by_stem.get(inflector.stem(word).as_str()) {
+            Some(terms) if !inflector.knows(word) => terms,
+            _ => &[],
+        }
     }
 
     /// The indexed terms.
@@ -166,37 +229,42 @@ impl TermIndex {
         // Per term: buckets, and the token after its last match (no overlapping matches).
         let mut found: FxHashMap<u32, (Vec<Bucket<'_>>, usize)> = FxHashMap::default();
         let n = analysis.tokens.len();
-        for i in 0..n {
-            let Some(candidates) = self.by_first.get(analysis.lower(i)) else {
-                continue;
+        // Counts the match of term `t` over tokens `i..=last` in its bucket, unless it overlaps
+        // the term's previous match.
+        let mut add = |t: u32, i: usize, last: usize| {
+            let (buckets, next_free) = found.entry(t).or_insert_with(|| (Vec::new(), 0));
+            if i < *next_free {
+                return;
+            }
+            *next_free = last + 1;
+            let key = match analysis.entity_at(last) {
+                Some(e) => Key::Entity(e.text.as_str()),
+                None => Key::Pos(analysis.tags[last]),
             };
-            for &(t, f) in candidates {
+            let sentence = analysis.sentence_of(i);
+            match buckets.iter_mut().find(|b| b.key == key) {
+                Some(b) => b.count += 1,
+                None => buckets.push(Bucket {
+                    key,
+                    count: 1,
+                    sentence,
+                }),
+            }
+        };
+        for i in 0..n {
+            let word = analysis.lower(i);
+            for &(t, f) in self.by_first.get(word).into_iter().flatten() {
                 let term = &self.terms[t as usize];
                 let form = &term.forms[f as usize];
                 let Some(last) = self.match_at(analysis, i, form) else {
                     continue;
                 };
-                if term.tags[f as usize] & tag_bit(analysis.tags[last]) == 0 {
-                    continue;
+                if term.tags[f as usize] & tag_bit(analysis.tags[last]) != 0 {
+                    add(t, i, last);
                 }
-                let (buckets, next_free) = found.entry(t).or_insert_with(|| (Vec::new(), 0));
-                if i < *next_free {
-                    continue;
-                }
-                *next_free = last + 1;
-                let key = match analysis.entity_at(last) {
-                    Some(e) => Key::Entity(e.text.as_str()),
-                    None => Key::Pos(analysis.tags[last]),
-                };
-                let sentence = analysis.sentence_of(i);
-                match buckets.iter_mut().find(|b| b.key == key) {
-                    Some(b) => b.count += 1,
-                    None => buckets.push(Bucket {
-                        key,
-                        count: 1,
-                        sentence,
-                    }),
-                }
+            }
+            for &t in self.stem_matches(word) {
+                add(t, i, i);
             }
         }
         let mut out: Vec<(usize, TermCount)> = found

@@ -16,7 +16,9 @@
 //!
 //! Going from a form back to its lemmas is WordNet's *morphy*: undo a suffix rule and keep the
 //! result only if WordNet has it as a lemma of that part of speech (so `cities` -> `city`, but
-//! `bus` is not read as a plural of `bu`).
+//! `bus` is not read as a plural of `bu`). [`Inflector::lemma`] of a noun also undoes a regular
+//! plural that WordNet happens to list as a lemma (`years`, `legs`), when lemminflect confirms
+//! it is the singular's plural.
 //!
 //! Multi-word terms inflect their last word: `ice cream` -> `ice creams`.
 
@@ -251,6 +253,12 @@ impl Inflector {
             || self.exc_lemmas.iter().any(|m| m.contains_key(word))
     }
 
+    /// Whether WordNet knows `word` (lower-case, one word) or a lemma it is a form of: the words
+    /// whose inflections come from the tables, never from the Porter2 stemmer.
+    pub fn knows(&self, word: &str) -> bool {
+        self.is_known(word) || self.lemmas(word).iter().any(|l| l != word)
+    }
+
     /// All inflected forms of `lemma`, lower-case, the lemma itself first:
     /// `strike` -> strike, strikes, striking, struck, stricken. Multi-word lemmas inflect their
     /// last word (`ice cream` -> ice cream, ice creams). Forms of a part of speech the word does
@@ -381,7 +389,14 @@ impl Inflector {
         let (prefix, last) = split_last(&lower);
         let mut found = Vec::new();
         self.lemmas_as(last, pos, &mut found);
-        // Morphy's order: exceptions, then the word itself, then undone suffixes.
+        // Morphy's order: exceptions, then the word itself, then undone suffixes; but a noun
+        // plural that WordNet lists as a lemma too (`years`) goes to its singular.
+        if pos == Wn::Noun
+            && found.first().is_some_and(|f| f == last)
+            && let Some(singular) = self.regular_singular(last)
+        {
+            found.insert(0, singular);
+        }
         let best = found
             .into_iter()
             .next()
@@ -397,6 +412,29 @@ impl Inflector {
         } else {
             format!("{prefix} {best}")
         }
+    }
+
+    /// The singular of a regular noun plural that WordNet also lists as a lemma of its own
+    /// (`years`, `times`, `legs`, `glasses`), which morphy would return unchanged: undo a plural
+    /// rule, and take the result if it is a WordNet noun and lemminflect lists the word as its
+    /// noun form. Plurals without such a singular stay (`news`, `series`, `mathematics`, and
+    /// `species`, whose `specie` has no plural), as do `-ics` fields that lemminflect lists as
+    /// lemmas of their own (`physics` is not `physic`'s plural here, nor `optics` of `optic`).
+    fn regular_singular(&self, word: &str) -> Option<String> {
+        if word.ends_with("ics") && self.table_forms.contains_key(word) {
+            return None;
+        }
+        NOUN_RULES.iter().find_map(|(suffix, ending)| {
+            let stem = word.strip_suffix(suffix)?;
+            let cand = format!("{stem}{ending}");
+            let listed = self
+                .table_forms
+                .get(cand.as_str())?
+                .iter()
+                .any(|(f, p)| **f == *word && *p == Wn::Noun.flag());
+            (cand.len() >= 3 && cand != word && listed && self.is_lemma(&cand, Wn::Noun))
+                .then_some(cand)
+        })
     }
 
     /// Whether `a` and `b` are inflections of one another: the same word, a shared lemma
@@ -423,8 +461,7 @@ impl Inflector {
         if self.forms(la).iter().any(|f| f == lb) || self.forms(lb).iter().any(|f| f == la) {
             return true;
         }
-        let known = |w: &str| self.is_known(w) || self.lemmas(w).iter().any(|l| l != w);
-        if known(la) && known(lb) {
+        if self.knows(la) && self.knows(lb) {
             return false;
         }
         self.stem(la) == self.stem(lb)
@@ -804,6 +841,38 @@ mod tests {
         assert_eq!(i.lemma("Cities", Upos::Noun), "city");
         assert_eq!(i.lemma("mice", Upos::Noun), "mouse");
         assert_eq!(i.lemma("news", Upos::Noun), "news");
+        // Plurals WordNet also lists as lemmas go to their singular...
+        for (plural, singular) in [
+            ("years", "year"),
+            ("times", "time"),
+            ("parts", "part"),
+            ("humans", "human"),
+            ("legs", "leg"),
+            ("Eyes", "eye"),
+            ("glasses", "glass"),
+            ("letters", "letter"),
+            ("boxes", "box"),
+            ("ice creams", "ice cream"),
+        ] {
+            assert_eq!(i.lemma(plural, Upos::Noun), singular, "{plural}");
+        }
+        // ...but not words that only look plural, nor fields named in -ics.
+        for word in [
+            "news",
+            "physics",
+            "species",
+            "mathematics",
+            "series",
+            "optics",
+            "economics",
+            "clothes",
+            "remains",
+        ] {
+            assert_eq!(i.lemma(word, Upos::Noun), word);
+        }
+        // Only nouns: a verb's third person is the verb's business.
+        assert_eq!(i.lemma("times", Upos::Verb), "time");
+        assert_eq!(i.lemma("years", Upos::Propn), "years");
         assert_eq!(i.lemma("struck", Upos::Verb), "strike");
         assert_eq!(i.lemma("Gates", Upos::Propn), "gates");
     }

@@ -273,3 +273,42 @@ fn inflections_count_only_under_their_own_part_of_speech() {
         "unknown lemma: no judgement"
     );
 }
+
+#[test]
+fn terms_wordnet_does_not_know_fall_back_on_the_stemmer() {
+    let i = inflector();
+    for w in [
+        "pokemon",
+        "pokemons",
+        "zorbify",
+        "zorbified",
+        "zorbifying",
+        "bankly",
+    ] {
+        assert!(!i.knows(w), "{w} must be unknown to WordNet for this test");
+    }
+    // Same Porter2 stem, both unknown: counted, though no rule makes these forms.
+    assert!(!i.forms("zorbify").iter().any(|f| f == "zorbified"));
+    let text = "Kids zorbified the hill. Zorbifying is fun. Two pokemons met a pokemon.";
+    let page = analyze(text, tagger());
+    let zorbify = TermForms::new("zorbify", i);
+    let pokemon = TermForms::new("pokemon", i);
+    let index = TermIndex::new(vec![zorbify.clone(), pokemon.clone()]);
+    let counts = index.count(&page);
+    let total = |t: usize| counts.iter().find(|(k, _)| *k == t).map(|(_, c)| c.total);
+    assert_eq!(total(0), Some(2), "zorbified, Zorbifying");
+    assert_eq!(
+        total(1),
+        Some(2),
+        "pokemons, pokemon: no match counted twice"
+    );
+    assert_eq!(count_term(&page, &zorbify).map(|c| c.total), Some(2));
+    // A known word with the stem of an unknown term is its own word: `banks` is not `bankly`.
+    assert_eq!(i.stem("bankly"), i.stem("banks"));
+    let page = analyze("The banks bank on it. It was bankly done.", tagger());
+    let bankly = count_term(&page, &TermForms::new("bankly", i)).expect("bankly occurs");
+    assert_eq!(bankly.total, 1);
+    // Known terms never use the stemmer: `organization` is not `organ`.
+    let page = analyze("The organization grew.", tagger());
+    assert!(count_term(&page, &TermForms::new("organ", i)).is_none());
+}

@@ -4,6 +4,7 @@
 use crate::common::{clue_db, count, inputs, meta, open, tmp_leftovers, utf8, word_count};
 use crate::db;
 use rusqlite::Connection;
+use std::collections::HashMap;
 use std::path::Path;
 
 const STAGES: [&str; 7] = [
@@ -38,6 +39,45 @@ fn all_scores(c: &Connection) -> Vec<(String, String, f64, i64, String, i64)> {
     .collect()
 }
 
+/// The uncovered card words recorded in `meta`.
+fn uncovered(c: &Connection) -> Vec<String> {
+    meta(c, "term_pages.uncovered")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The covered terms, sorted.
+fn covered(c: &Connection) -> Vec<String> {
+    let mut st = c
+        .prepare("SELECT term FROM terms WHERE covered = 1 ORDER BY term")
+        .unwrap();
+    st.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Runs one stage alone on `db` with the inputs in `inputs`.
+fn run_stage(stage: &str, db: &Path, inputs: &Path) {
+    let run = clue_db([
+        "pipeline",
+        stage,
+        "--db",
+        utf8(db),
+        "--inputs",
+        utf8(inputs),
+    ])
+    .ok();
+    assert!(
+        run.stderr.contains(&format!("{stage}: done")),
+        "{}",
+        run.stderr
+    );
+}
+
 /// A copy of the shared database in its own folder, for tests that write.
 fn copy_db(dir: &Path) -> std::path::PathBuf {
     let copy = dir.join("clues.sqlite");
@@ -48,27 +88,43 @@ fn copy_db(dir: &Path) -> std::path::PathBuf {
 #[test]
 fn terms_are_covered_and_scored() {
     let c = open(db());
-    let terms = count(&c, "SELECT count(*) FROM terms");
+    let terms = count(&c, "SELECT count(*) FROM terms WHERE covered = 1");
     assert!(terms >= 100, "only {terms} covered terms");
-    // Covered and uncovered terms add up to the 400 card words of pipeline/terms.txt.
-    let uncovered = meta(&c, "term_pages.uncovered").unwrap_or_default();
-    let uncovered: Vec<&str> = uncovered.split(',').filter(|s| !s.is_empty()).collect();
-    assert_eq!(terms + uncovered.len() as i64, 400);
+    // Every card word of pipeline/terms.txt is listed; covered and uncovered add up to 400.
+    assert_eq!(count(&c, "SELECT count(*) FROM terms"), 400);
     assert_eq!(meta(&c, "terms.listed").as_deref(), Some("400"));
+    let uncovered = uncovered(&c);
+    assert_eq!(terms + uncovered.len() as i64, 400);
+    assert_eq!(meta(&c, "term_pages.covered"), Some(terms.to_string()));
     // Covered means at least one term page, and the count agrees with term_pages.
     assert_eq!(
         count(
             &c,
-            "SELECT count(*) FROM terms t WHERE page_count < 1 OR page_count <> \
+            "SELECT count(*) FROM terms t WHERE covered <> (page_count > 0) OR page_count <> \
              (SELECT count(*) FROM term_pages p WHERE p.term = t.term)"
         ),
         0
     );
-    // Every covered term has clues.
+    // Every covered term has clues, and no uncovered one has any.
     assert_eq!(
         count(
             &c,
-            "SELECT count(*) FROM terms WHERE term NOT IN (SELECT term FROM scores)"
+            "SELECT count(*) FROM terms WHERE covered = 1 AND term NOT IN (SELECT term FROM scores)"
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            &c,
+            "SELECT count(*) FROM scores WHERE term IN (SELECT term FROM terms WHERE covered = 0)"
+        ),
+        0
+    );
+    // Link scores per (neighbour, term) are 1 or 1.5, however many pages the term has.
+    assert_eq!(
+        count(
+            &c,
+            "SELECT count(*) FROM clue_page_terms WHERE link_score NOT IN (1.0, 1.5)"
         ),
         0
     );
@@ -80,20 +136,68 @@ fn terms_are_covered_and_scored() {
         )
         .unwrap();
     assert!(fruit_apple > 0.0 && fruit_apple < 1.0, "{fruit_apple}");
-    // One row per (clue, term): the maximum is kept.
-    assert_eq!(
-        count(&c, "SELECT count(*) FROM scores"),
-        count(
-            &c,
-            "SELECT count(*) FROM (SELECT DISTINCT clue, term FROM scores)"
-        )
+}
+
+#[test]
+fn scores_keep_the_best_evidence_of_counts_and_chunks() {
+    // Recompute every candidate score from `counts` (clue = the clue page's title) and `chunks`
+    // (clue = the root noun), and check each stored score is the maximum for its pair.
+    let c = open(db());
+    let formula = |pr: f64, n: i64| (pr / 6.0).min(1.0) * (1.0 - 0.7f64.powi(n as i32));
+    let mut candidates: HashMap<(String, String), Vec<f64>> = HashMap::new();
+    for sql in [
+        "SELECT p.title, c.term, p.pagerank, c.count FROM counts c JOIN pages p ON p.id = c.page_id",
+        "SELECT k.clue, k.term, p.pagerank, k.count FROM chunks k JOIN pages p ON p.id = k.page_id",
+    ] {
+        let mut st = c.prepare(sql).unwrap();
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, f64>(2)?,
+                    r.get::<_, i64>(3)?,
+                ))
+            })
+            .unwrap();
+        for (clue, term, pr, n) in rows.map(Result::unwrap) {
+            candidates
+                .entry((clue.to_lowercase(), term))
+                .or_default()
+                .push(formula(pr, n));
+        }
+    }
+    let mut st = c.prepare("SELECT clue, term, score FROM scores").unwrap();
+    let scores: Vec<(String, String, f64)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut contested = 0;
+    for (clue, term, score) in &scores {
+        let cands = candidates
+            .get(&(clue.clone(), term.clone()))
+            .unwrap_or_else(|| panic!("{clue}/{term}: no evidence in counts or chunks"));
+        let max = cands.iter().copied().fold(f64::MIN, f64::max);
+        assert!(
+            (score - max).abs() < 1e-12,
+            "{clue}/{term}: stored {score}, best evidence {max} of {cands:?}"
+        );
+        if cands.iter().any(|&x| x < max - 1e-9) {
+            contested += 1;
+        }
+    }
+    // Many pairs have weaker evidence beside the best, so the check bites.
+    assert!(
+        contested > 1000,
+        "only {contested} pairs with several scores"
     );
 }
 
 #[test]
 fn scores_follow_the_formula() {
     // score = min(1, PR(page)/6) · (1 − 0.7ⁿ), with the page and n the row's own provenance;
-    // clues are lower-case single words, never the term.
+    // clues are single words of letters a-z, never the term.
     let c = open(db());
     let mut st = c
         .prepare(
@@ -127,8 +231,8 @@ fn scores_follow_the_formula() {
         // ("city" counted 193 times on the "New York City" page gives exactly 1.0).
         assert!(*score > 0.0 && *score <= 1.0, "{clue}/{term}: {score}");
         assert!(
-            !clue.is_empty() && !clue.contains(char::is_whitespace) && *clue == clue.to_lowercase(),
-            "clue {clue:?} is not one lower-case word"
+            clue.len() >= 2 && clue.bytes().all(|b| b.is_ascii_lowercase()),
+            "clue {clue:?} is not one word of letters a-z"
         );
         assert_ne!(clue, term);
         directions.insert(dir.clone());
@@ -166,7 +270,7 @@ fn irregular_inflections_are_counted() {
         assert_eq!(
             count(
                 &c,
-                &format!("SELECT count(*) FROM terms WHERE term = '{t}'")
+                &format!("SELECT count(*) FROM terms WHERE covered = 1 AND term = '{t}'")
             ),
             1,
             "{t} should be covered"
@@ -195,23 +299,36 @@ fn irregular_inflections_are_counted() {
 #[test]
 fn meta_records_every_stage() {
     let c = open(db());
-    assert_eq!(meta(&c, "schema_version").as_deref(), Some("1"));
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("2"));
     assert_eq!(meta(&c, "ingest.corpus").as_deref(), Some("wikispeedia"));
     assert_eq!(meta(&c, "ingest.pages").as_deref(), Some("4604"));
     assert_eq!(meta(&c, "ingest.links").as_deref(), Some("119882"));
-    for stage in std::iter::once("ingest").chain(STAGES) {
+    let seconds = |stage: &str| -> f64 {
         let key = format!("{stage}.seconds");
-        let secs: f64 = meta(&c, &key)
+        meta(&c, &key)
             .unwrap_or_else(|| panic!("no {key}"))
             .parse()
-            .unwrap_or_else(|e| panic!("{key}: {e}"));
-        assert!(secs >= 0.0, "{key} = {secs}");
+            .unwrap_or_else(|e| panic!("{key}: {e}"))
+    };
+    for stage in std::iter::once("ingest").chain(STAGES) {
+        seconds(stage);
+    }
+    // The stages that read every page take measurable time: the clock is really read.
+    for stage in ["ingest", "count", "chunks"] {
+        assert!(seconds(stage) > 0.0, "{stage}.seconds = 0");
     }
     let iterations: u32 = meta(&c, "pagerank.iterations").unwrap().parse().unwrap();
     assert!((2..=200).contains(&iterations), "{iterations} iterations");
     assert_eq!(meta(&c, "pagerank.converged").as_deref(), Some("true"));
-    assert!(meta(&c, "pagerank.tolerance_l1").is_some());
-    assert!(meta(&c, "scores.formula").is_some());
+    // Converged means the last L1 change is under the stated tolerance.
+    let tolerance: f64 = meta(&c, "pagerank.tolerance_l1").unwrap().parse().unwrap();
+    let final_delta: f64 = meta(&c, "pagerank.final_delta").unwrap().parse().unwrap();
+    assert_eq!(tolerance, 1e-9);
+    assert!(final_delta < tolerance, "{final_delta} >= {tolerance}");
+    assert_eq!(
+        meta(&c, "scores.formula").as_deref(),
+        Some("min(1, PR/6) * (1 - 0.7^n)")
+    );
     // The recorded counts are the tables' row counts.
     for (key, table) in [
         ("scores.rows", "scores"),
@@ -255,6 +372,9 @@ fn rerunning_a_stage_gives_the_same_rows() {
     ])
     .ok();
     assert!(run.stderr.contains("scores: done"), "{}", run.stderr);
+    // stderr is a pipe here: the stage's progress bar stays hidden, only the report is written.
+    assert_eq!(run.stderr.lines().count(), 2, "{}", run.stderr);
+    assert!(!run.stderr.contains("rows"), "{}", run.stderr);
     let c = open(&copy);
     let after = all_scores(&c);
     assert_eq!(before.len(), after.len(), "scores row count changed");
@@ -295,4 +415,73 @@ fn a_failing_stage_leaves_the_database_alone() {
     let run = clue_db(["pipeline", "scores", "--db", utf8(&gone)]).failed();
     assert!(run.stderr.contains("gone.sqlite"), "{}", run.stderr);
     assert!(!gone.exists());
+}
+
+#[test]
+fn terms_and_term_pages_rerun_alone_stay_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_db(dir.path());
+    let (covered_before, uncovered_before) = {
+        let c = open(&copy);
+        (covered(&c), uncovered(&c))
+    };
+    assert!(!uncovered_before.is_empty());
+    for stage in ["term_pages", "terms", "term_pages"] {
+        run_stage(stage, &copy, &inputs());
+        let c = open(&copy);
+        assert_eq!(covered(&c), covered_before, "covered terms after `{stage}`");
+        assert_eq!(
+            uncovered(&c),
+            uncovered_before,
+            "meta uncovered after `{stage}`"
+        );
+        assert_eq!(
+            meta(&c, "term_pages.covered"),
+            Some(covered_before.len().to_string()),
+            "meta covered after `{stage}`"
+        );
+        assert_eq!(count(&c, "SELECT count(*) FROM terms"), 400);
+        // Every term the query engine sees still has clues.
+        assert_eq!(
+            count(
+                &c,
+                "SELECT count(*) FROM terms WHERE covered = 1 AND term NOT IN (SELECT term FROM scores)"
+            ),
+            0,
+            "covered terms without clues after `{stage}`"
+        );
+    }
+    // A supplement added for an uncovered term covers it on a `term_pages` run alone.
+    let term = &uncovered_before[0];
+    let inputs_dir = dir.path().join("inputs");
+    std::fs::create_dir(&inputs_dir).unwrap();
+    for f in ["terms.txt", "synonyms.tsv", "term_pages.tsv"] {
+        std::fs::copy(inputs().join(f), inputs_dir.join(f)).unwrap();
+    }
+    let tsv = inputs_dir.join("term_pages.tsv");
+    let mut text = std::fs::read_to_string(&tsv).unwrap();
+    text.push_str(&format!("{term}\tFruit\n"));
+    std::fs::write(&tsv, text).unwrap();
+    run_stage("term_pages", &copy, &inputs_dir);
+    let c = open(&copy);
+    let origin: String = c
+        .query_row(
+            "SELECT tp.origin FROM term_pages tp JOIN pages p ON p.id = tp.page_id \
+             WHERE tp.term = ?1 AND p.title = 'Fruit'",
+            [term],
+            |r| r.get(0),
+        )
+        .unwrap_or_else(|e| panic!("no Fruit term page for {term:?}: {e}"));
+    assert_eq!(origin, "supplement");
+    assert!(covered(&c).contains(term), "{term} not covered");
+    assert!(
+        !uncovered(&c).contains(term),
+        "{term} still listed uncovered"
+    );
+    assert_eq!(covered(&c).len(), covered_before.len() + 1);
+    assert_eq!(
+        meta(&c, "term_pages.covered"),
+        Some((covered_before.len() + 1).to_string())
+    );
+    assert_eq!(tmp_leftovers(dir.path()), Vec::<String>::new());
 }
