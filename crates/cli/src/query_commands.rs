@@ -22,7 +22,10 @@ pub struct SuggestArgs {
     #[arg(long)]
     assassin: Option<String>,
     /// How to pick: `threshold` (scores above the best negative) or `herfindahl` (clusters of
-    /// term documents).
+    /// term documents). herfindahl departs from the published method: the assassin's and every
+    /// negative card's document are clusters to avoid; a clue's targets are the cluster's cards
+    /// whose document has it and whose score with it beats every card to avoid, as threshold
+    /// demands; clues rank by weight × number of targets.
     #[arg(long, default_value = "threshold")]
     strategy: StrategyKind,
     /// How many suggestions (the best and its alternatives).

@@ -36,6 +36,19 @@ fn score(c: &Connection, clue: &str, term: &str) -> Option<f64> {
     .unwrap()
 }
 
+/// The bar a target of `clue` must exceed on the board `NEG` + `ASSASSIN`, from the stored
+/// scores: the best negative score, and the assassin's + 0.1.
+fn threshold_in_db(c: &Connection, clue: &str) -> f64 {
+    let mut threshold = NEG
+        .iter()
+        .filter_map(|n| score(c, clue, n))
+        .fold(0.0f64, f64::max);
+    if let Some(a) = score(c, clue, ASSASSIN) {
+        threshold = threshold.max(a + 0.1);
+    }
+    threshold
+}
+
 fn keys(v: &Value) -> BTreeSet<&str> {
     v.as_object()
         .unwrap_or_else(|| panic!("not an object: {v}"))
@@ -129,6 +142,20 @@ fn suggest_json_for_both_strategies() {
                 last = s;
             }
         }
+        // Every target, whatever the strategy, scores with the clue above every negative card
+        // and above the assassin's score + 0.1 (herfindahl checks its targets by the same rule).
+        for s in std::iter::once(&v).chain(alts) {
+            let clue = s["clue"].as_str().unwrap();
+            let threshold = threshold_in_db(&c, clue);
+            for t in s["targets"].as_array().unwrap() {
+                let t = t.as_str().unwrap();
+                let sc = score(&c, clue, t).unwrap_or(0.0);
+                assert!(
+                    sc > threshold,
+                    "{strategy}: {clue}/{t} scores {sc}, bar {threshold}"
+                );
+            }
+        }
         if strategy == "threshold" {
             assert_eq!(alts.len(), 2, "{v}");
             // The threshold rule, checked against the stored scores: a target scores above
@@ -136,13 +163,7 @@ fn suggest_json_for_both_strategies() {
             // cards do not; the score is the targets' sum.
             for s in std::iter::once(&v).chain(alts) {
                 let clue = s["clue"].as_str().unwrap();
-                let mut threshold = NEG
-                    .iter()
-                    .filter_map(|n| score(&c, clue, n))
-                    .fold(0.0f64, f64::max);
-                if let Some(a) = score(&c, clue, ASSASSIN) {
-                    threshold = threshold.max(a + 0.1);
-                }
+                let threshold = threshold_in_db(&c, clue);
                 let targets: BTreeSet<&str> = s["targets"]
                     .as_array()
                     .unwrap()
