@@ -5,6 +5,7 @@ use clap::Args;
 use query::game::{self, Answer, PlayParams, Request, Strategy, StrategyKind};
 use query::legality::Legality;
 use query::store_knowledge::{TextLexicon, check_board, check_covered, normalize_word, parse_list};
+use std::io::Write;
 use std::path::PathBuf;
 use store::Store;
 
@@ -110,6 +111,7 @@ pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<An
 }
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let req = Request {
         pos: parse_list(&a.pos),
@@ -124,31 +126,34 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
     check_covered(&req.board_words(), &store.terms()?)?;
     let ans = answer(&store, &req, a.strategy.with_top(a.top.max(1)))?;
     if a.json {
-        println!("{}", serde_json::to_string(&ans)?);
+        writeln!(out, "{}", serde_json::to_string(&ans)?)?;
         return Ok(());
     }
     match &ans.clue {
-        None => println!(
+        None => writeln!(
+            out,
             "no safe clue for {} (strategy {})",
             req.pos.join(", "),
             ans.strategy
-        ),
+        )?,
         Some(c) => {
-            println!(
+            writeln!(
+                out,
                 "{c} {}   -> {}   (score {:.3}, {})",
                 ans.count,
                 ans.targets.join(", "),
                 ans.score,
                 ans.strategy
-            );
+            )?;
             for alt in &ans.alternatives {
-                println!(
+                writeln!(
+                    out,
                     "  also: {} {} -> {} ({:.3})",
                     alt.clue,
                     alt.count,
                     alt.targets.join(", "),
                     alt.score
-                );
+                )?;
             }
         }
     }
@@ -156,6 +161,7 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
 }
 
 pub fn explain(a: ExplainArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let clue = normalize_word(&a.clue);
     if !query::legality::is_word(&clue) {
@@ -163,26 +169,28 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     }
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
     check_covered(&terms, &store.terms()?)?;
-    let mut out = Vec::new();
+    let mut found = Vec::new();
     for t in &terms {
-        out.push((t.clone(), store.evidence(&clue, t)?));
+        found.push((t.clone(), store.evidence(&clue, t)?));
     }
     if a.json {
-        let v: Vec<serde_json::Value> = out
+        let v: Vec<serde_json::Value> = found
             .iter()
             .map(|(t, e)| serde_json::json!({"term": t, "evidence": e}))
             .collect();
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string(&serde_json::json!({"clue": clue, "terms": v}))?
-        );
+        )?;
         return Ok(());
     }
-    for (t, e) in out {
+    for (t, e) in found {
         match e {
-            None => println!("{clue} -> {t}: no evidence (score 0)"),
+            None => writeln!(out, "{clue} -> {t}: no evidence (score 0)")?,
             Some(e) => {
-                println!(
+                writeln!(
+                    out,
                     "{clue} -> {t}: score {:.3} from page {:?} (id {}, PageRank {:.2}): {} counted {} time(s) in the {} page",
                     e.score,
                     e.page_title,
@@ -199,9 +207,9 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
                     } else {
                         "term's"
                     }
-                );
+                )?;
                 if let Some(x) = e.excerpt {
-                    println!("    \"{x}\"");
+                    writeln!(out, "    \"{x}\"")?;
                 }
             }
         }
@@ -210,6 +218,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
 }
 
 pub fn guess(a: GuessArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let board = parse_list(&a.board);
     if board.is_empty() {
@@ -238,18 +247,23 @@ pub fn guess(a: GuessArgs) -> Result<()> {
         &game::GuessParams { floor: a.floor },
     )?;
     if a.json {
-        println!("{}", serde_json::to_string(&guesses)?);
+        writeln!(out, "{}", serde_json::to_string(&guesses)?)?;
     } else if guesses.is_empty() {
-        println!("no word scores above {} with {:?}: pass", a.floor, a.clue);
+        writeln!(
+            out,
+            "no word scores above {} with {:?}: pass",
+            a.floor, a.clue
+        )?;
     } else {
         for g in guesses {
-            println!("{}\t{:.3}", g.word, g.score);
+            writeln!(out, "{}\t{:.3}", g.word, g.score)?;
         }
     }
     Ok(())
 }
 
 pub fn play(a: PlayArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let g = game::play(
         a.seed,
@@ -259,16 +273,16 @@ pub fn play(a: PlayArgs) -> Result<()> {
         &PlayParams::default(),
     )?;
     if a.json {
-        println!("{}", serde_json::to_string(&g)?);
+        writeln!(out, "{}", serde_json::to_string(&g)?)?;
         return Ok(());
     }
-    println!("game seed {} ({}), red plays:", g.seed, g.strategy);
+    writeln!(out, "game seed {} ({}), red plays:", g.seed, g.strategy)?;
     for c in &g.board.cards {
-        println!("  {:<12} {:?}", c.word, c.role);
+        writeln!(out, "  {:<12} {:?}", c.word, c.role)?;
     }
     for (i, t) in g.turns.iter().enumerate() {
         match &t.clue {
-            None => println!("turn {}: no safe clue, pass", i + 1),
+            None => writeln!(out, "turn {}: no safe clue, pass", i + 1)?,
             Some(c) => {
                 let revealed: Vec<String> = t
                     .revealed
@@ -280,17 +294,18 @@ pub fn play(a: PlayArgs) -> Result<()> {
                 } else {
                     revealed.join(", ")
                 };
-                println!(
+                writeln!(
+                    out,
                     "turn {}: {} {} (for {}) -> {revealed}",
                     i + 1,
                     c.clue,
                     c.count,
                     c.targets.join(", "),
-                );
+                )?;
             }
         }
         if let Some(o) = &t.opponent {
-            println!("         blue reveals {o}");
+            writeln!(out, "         blue reveals {o}")?;
         }
     }
     let outcome = if g.won {
@@ -300,10 +315,11 @@ pub fn play(a: PlayArgs) -> Result<()> {
     } else {
         "red loses"
     };
-    println!(
+    writeln!(
+        out,
         "{outcome}: {} clues, {} correct, {} incorrect",
         g.clues, g.correct, g.incorrect
-    );
+    )?;
     Ok(())
 }
 
@@ -311,6 +327,7 @@ pub fn play(a: PlayArgs) -> Result<()> {
 pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figures";
 
 pub fn eval(a: EvalArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     if a.games == 0 {
         bail!("--games 0: give how many games to play per strategy (1 or more)");
     }
@@ -337,19 +354,22 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             "seed": a.seed,
             "strategies": reports,
         });
-        println!("{}", serde_json::to_string(&v)?);
+        writeln!(out, "{}", serde_json::to_string(&v)?)?;
         return Ok(());
     }
-    println!(
+    writeln!(
+        out,
         "{} games per strategy, seed {} ({EVAL_NOTE})",
         a.games, a.seed
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<12} {:>8} {:>10} {:>9} {:>10} {:>12}",
         "strategy", "win rate", "mean turns", "assassin", "mean clue", "net/clue"
-    );
+    )?;
     for r in reports {
-        println!(
+        writeln!(
+            out,
             "{:<12} {:>8.3} {:>10.2} {:>9.3} {:>10.2} {:>12.3}",
             r.strategy,
             r.win_rate,
@@ -357,7 +377,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             r.assassin_rate,
             r.mean_clue_number,
             r.net_per_clue
-        );
+        )?;
     }
     Ok(())
 }

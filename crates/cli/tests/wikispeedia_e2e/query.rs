@@ -2,7 +2,7 @@
 //! legality, the threshold rule checked against `scores`, no safe clue, errors), explain,
 //! guess, play and eval.
 
-use crate::common::{Run, clue_db, count, open, utf8};
+use crate::common::{Run, clue_db, clue_db_unread, count, open, utf8};
 use crate::db;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
@@ -598,5 +598,41 @@ fn eval_reports_both_strategies() {
     assert!(text.stdout.contains("optimistic"), "{}", text.stdout);
     for name in ["threshold", "herfindahl", "win rate", "net/clue"] {
         assert!(text.stdout.contains(name), "{}", text.stdout);
+    }
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    // `clue-db … | head -1`: the reader goes away; the command stops without a panic, with
+    // success, and says nothing.
+    let runs: [&[&str]; 9] = [
+        &["suggest", "--pos", "apple,lemon", "--neg", "fire"],
+        &["suggest", "--pos", "apple,lemon", "--neg", "fire", "--json"],
+        &["eval", "--games", "1"],
+        &["eval", "--games", "1", "--json"],
+        &["play", "--seed", "3"],
+        &["explain", "fruit", "apple"],
+        &[
+            "guess",
+            "--clue",
+            "fruit",
+            "--count",
+            "0",
+            "--board",
+            "apple,lemon",
+        ],
+        &["info"],
+        &["bench-suggest", "--print-boards", "3"],
+    ];
+    for args in runs {
+        let mut all = args.to_vec();
+        all.extend(["--db", utf8(db())]);
+        let run = clue_db_unread(&all);
+        assert!(
+            run.code == Some(0) && run.stderr.is_empty(),
+            "{args:?}: exit {:?}, stderr:\n{}",
+            run.code,
+            run.stderr
+        );
     }
 }
