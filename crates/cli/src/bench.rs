@@ -96,6 +96,10 @@ pub fn board_line(req: &Request) -> Result<String> {
 
 pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
     let mut out = crate::out::stdout();
+    // Checked before anything is printed: a table header over an error is no answer.
+    if a.boards == 0 && a.print_boards.is_none() {
+        bail!("--boards 0: give how many boards to time (1 or more)");
+    }
     let store = Store::open(&a.db)?;
     let terms = store.terms()?;
     if let Some(n) = a.print_boards {
@@ -135,7 +139,7 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
             no_clue += usize::from(ans.clue.is_none());
         }
         let Some(l) = latency(&ms) else {
-            bail!("--boards 0: nothing to time");
+            bail!("no board was timed");
         };
         writeln!(
             out,

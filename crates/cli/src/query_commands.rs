@@ -3,8 +3,10 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use query::game::{self, Answer, PlayParams, Request, Strategy, StrategyKind};
-use query::legality::Legality;
-use query::store_knowledge::{TextLexicon, check_board, check_covered, normalize_word, parse_list};
+use query::legality::{Illegal, Legality, NoLexicon};
+use query::store_knowledge::{
+    TextLexicon, check_board, check_covered, normalize_word, parse_assassin, parse_list,
+};
 use std::io::Write;
 use std::path::PathBuf;
 use store::Store;
@@ -29,9 +31,11 @@ pub struct SuggestArgs {
     /// demands; clues rank by weight × number of targets.
     #[arg(long, default_value = "threshold")]
     strategy: StrategyKind,
-    /// How many suggestions (the best and its alternatives).
+    /// How many suggestions (the best and its alternatives), 1 or more.
     #[arg(long, default_value_t = 5)]
     top: usize,
+    #[command(flatten)]
+    margin: MarginArg,
     /// Print the JSON answer: {"clue", "count", "targets", "score", "strategy", "alternatives"}.
     #[arg(long)]
     json: bool,
@@ -80,6 +84,8 @@ pub struct PlayArgs {
     seed: u64,
     #[arg(long, default_value = "threshold")]
     strategy: StrategyKind,
+    #[command(flatten)]
+    margin: MarginArg,
     #[arg(long)]
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
@@ -96,10 +102,34 @@ pub struct EvalArgs {
     /// Strategies to compare, comma-separated.
     #[arg(long, default_value = "threshold,herfindahl")]
     strategies: String,
+    #[command(flatten)]
+    margin: MarginArg,
     #[arg(long)]
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
+}
+
+/// The assassin's margin, shared by the commands that pick clues.
+#[derive(Args)]
+pub struct MarginArg {
+    /// Added to a clue's score with the assassin: a target must score above that (and above
+    /// the clue's score with every other card to avoid). threshold applies it to every
+    /// target; herfindahl to its targets' check against the scores. 0.1 is about one more
+    /// mention on a well-ranked page.
+    #[arg(long, default_value_t = query::threshold::DEFAULT_ASSASSIN_MARGIN)]
+    assassin_margin: f64,
+}
+
+impl MarginArg {
+    /// The margin; refuses one that is not a score difference.
+    fn value(&self) -> Result<f64> {
+        let m = self.assassin_margin;
+        if !(m.is_finite() && m >= 0.0) {
+            bail!("--assassin-margin {m} is not a margin: give a number of 0 or more");
+        }
+        Ok(m)
+    }
 }
 
 /// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
@@ -112,19 +142,22 @@ pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<An
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    let store = Store::open(&a.db)?;
+    if a.top == 0 {
+        bail!("--top 0: give how many suggestions to print (1 or more)");
+    }
+    let strategy = a
+        .strategy
+        .with_top(a.top)
+        .with_assassin_margin(a.margin.value()?);
     let req = Request {
         pos: parse_list(&a.pos),
         neg: parse_list(&a.neg),
-        assassin: a
-            .assassin
-            .as_deref()
-            .map(normalize_word)
-            .filter(|w| !w.is_empty()),
+        assassin: parse_assassin(a.assassin.as_deref())?,
     };
     check_board(&req.pos, &req.neg, req.assassin.as_deref())?;
+    let store = Store::open(&a.db)?;
     check_covered(&req.board_words(), &store.terms()?)?;
-    let ans = answer(&store, &req, a.strategy.with_top(a.top.max(1)))?;
+    let ans = answer(&store, &req, strategy)?;
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&ans)?)?;
         return Ok(());
@@ -238,6 +271,11 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     if let Some(w) = board.iter().find(|w| !seen.insert(w.as_str())) {
         bail!("{w:?} is on --board twice; each card is there once");
     }
+    // A card cannot be its own clue (the legality rules' first board rule; a word of a
+    // multi-word card counts).
+    if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
+        bail!("--clue {clue:?} is the card {card:?} on --board: a clue is never a board word");
+    }
     check_covered(&board, &store.terms()?)?;
     let guesses = game::guess(
         &store,
@@ -264,10 +302,11 @@ pub fn guess(a: GuessArgs) -> Result<()> {
 
 pub fn play(a: PlayArgs) -> Result<()> {
     let mut out = crate::out::stdout();
+    let strategy = a.strategy.with_assassin_margin(a.margin.value()?);
     let store = Store::open(&a.db)?;
     let g = game::play(
         a.seed,
-        &a.strategy,
+        &strategy,
         &store,
         &TextLexicon,
         &PlayParams::default(),
@@ -331,13 +370,17 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     if a.games == 0 {
         bail!("--games 0: give how many games to play per strategy (1 or more)");
     }
+    let margin = a.margin.value()?;
     let store = Store::open(&a.db)?;
     let kinds: Vec<StrategyKind> = a
         .strategies
         .split(',')
         .map(|s| s.trim().parse())
-        .collect::<Result<_>>()
-        .context("--strategies")?;
+        .collect::<Result<Vec<StrategyKind>>>()
+        .context("--strategies")?
+        .into_iter()
+        .map(|k| k.with_assassin_margin(margin))
+        .collect();
     let strategies: Vec<&dyn Strategy> = kinds.iter().map(|k| k as &dyn Strategy).collect();
     let reports = game::eval(
         a.games,

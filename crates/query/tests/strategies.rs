@@ -62,6 +62,29 @@ fn threshold_through_knowledge_and_lexicon() {
 }
 
 #[test]
+fn the_assassin_margin_reaches_both_strategies() {
+    let k = fruit_knowledge();
+    let req = request(&["apple", "orange"], &["fire"], Some("death"));
+    let legality = Legality::new(&req.board_words(), &NoLexicon);
+    let clues = |s: StrategyKind| -> Vec<String> {
+        s.suggest(&k, &req, &legality)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.clue)
+            .collect()
+    };
+    let threshold: StrategyKind = "threshold".parse().unwrap();
+    // juice: 0.6 with orange, 0.55 with the assassin: out with the default 0.1, in with 0.
+    assert!(!clues(threshold).contains(&"juice".to_string()));
+    assert!(clues(threshold.with_assassin_margin(0.0)).contains(&"juice".to_string()));
+    let herfindahl: StrategyKind = "herfindahl".parse().unwrap();
+    match herfindahl.with_assassin_margin(0.25) {
+        StrategyKind::Herfindahl(p) => assert_eq!(p.assassin_margin, 0.25),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn answer_json_contract() {
     let k = fruit_knowledge();
     let req = request(&["apple", "orange"], &["fire"], None);

@@ -39,12 +39,18 @@ fn score(c: &Connection, clue: &str, term: &str) -> Option<f64> {
 /// The bar a target of `clue` must exceed on the board `NEG` + `ASSASSIN`, from the stored
 /// scores: the best negative score, and the assassin's + 0.1.
 fn threshold_in_db(c: &Connection, clue: &str) -> f64 {
-    let mut threshold = NEG
+    bar(c, clue, &NEG, ASSASSIN, 0.1)
+}
+
+/// The bar of `clue` on any board: its best score with a negative card, and the assassin's
+/// + `margin` when the assassin has a score.
+fn bar(c: &Connection, clue: &str, neg: &[&str], assassin: &str, margin: f64) -> f64 {
+    let mut threshold = neg
         .iter()
         .filter_map(|n| score(c, clue, n))
         .fold(0.0f64, f64::max);
-    if let Some(a) = score(c, clue, ASSASSIN) {
-        threshold = threshold.max(a + 0.1);
+    if let Some(a) = score(c, clue, assassin) {
+        threshold = threshold.max(a + margin);
     }
     threshold
 }
@@ -635,4 +641,119 @@ fn a_closed_stdout_ends_quietly() {
             run.stderr
         );
     }
+}
+
+#[test]
+fn option_checks() {
+    // --top 0 would print nothing: refused.
+    let run = suggest("apple", "fire", &["--top", "0"]).failed();
+    assert!(run.stderr.contains("--top 0"), "{}", run.stderr);
+    // bench-suggest --boards 0: refused before any table header.
+    let run = query(&["bench-suggest", "--boards", "0"]).failed();
+    assert!(run.stderr.contains("--boards 0"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    // An assassin option with no word in it.
+    for empty in [" , ", ""] {
+        let run = query(&["suggest", "--pos", "apple", "--assassin", empty]).failed();
+        assert!(
+            run.stderr.contains("--assassin") && run.stderr.contains("is empty"),
+            "{}",
+            run.stderr
+        );
+    }
+    // guess: a card is never its own clue, whatever its case, nor a word of a multi-word card.
+    for (clue, card) in [("Apple", "apple"), ("ness", "loch ness")] {
+        let run = query(&[
+            "guess",
+            "--clue",
+            clue,
+            "--count",
+            "1",
+            "--board",
+            "apple,lemon,loch ness",
+        ])
+        .failed();
+        assert!(
+            run.stderr.contains("board word") && run.stderr.contains(&format!("{card:?}")),
+            "{}",
+            run.stderr
+        );
+    }
+    // --assassin-margin: documented with its default, refused when it is no margin.
+    let help = clue_db(["suggest", "--help"]).ok();
+    assert!(help.stdout.contains("--assassin-margin"), "{}", help.stdout);
+    assert!(help.stdout.contains("[default: 0.1]"), "{}", help.stdout);
+    for bad in ["--assassin-margin=-1", "--assassin-margin=NaN"] {
+        for cmd in [
+            &["suggest", "--pos", "apple"][..],
+            &["eval", "--games", "1"],
+            &["play"],
+        ] {
+            let mut args = cmd.to_vec();
+            args.push(bad);
+            let run = query(&args).failed();
+            assert!(
+                run.stderr.contains("--assassin-margin"),
+                "{args:?}: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn the_assassin_margin_is_the_bar() {
+    // "city" scores 1.0 with new york and 0.97 with egypt: how far the assassin must stay
+    // behind decides whether it is a clue. Every target clears the bar with the margin given,
+    // and threshold takes every card that does.
+    let c = open(db());
+    let (pos, assassin) = (["new york", "apple"], "egypt");
+    let mut answers = Vec::new();
+    for margin in ["0", "0.5"] {
+        for strategy in ["threshold", "herfindahl"] {
+            let v = query(&[
+                "suggest",
+                "--pos",
+                &pos.join(","),
+                "--assassin",
+                assassin,
+                "--strategy",
+                strategy,
+                "--assassin-margin",
+                margin,
+                "--top",
+                "10",
+                "--json",
+            ])
+            .ok()
+            .json();
+            let m: f64 = margin.parse().unwrap();
+            for s in std::iter::once(&v).chain(v["alternatives"].as_array().unwrap()) {
+                let Some(clue) = s["clue"].as_str() else {
+                    continue;
+                };
+                let bar = bar(&c, clue, &[], assassin, m);
+                let targets: Vec<&str> = s["targets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap())
+                    .collect();
+                for p in pos {
+                    let sc = score(&c, clue, p).unwrap_or(0.0);
+                    if targets.contains(&p) {
+                        assert!(sc > bar, "{strategy} {margin}: {clue}/{p} {sc} <= {bar}");
+                    } else if strategy == "threshold" {
+                        assert!(sc <= bar, "{strategy} {margin}: {clue}/{p} {sc} > {bar}");
+                    }
+                }
+            }
+            answers.push((strategy, margin, v));
+        }
+    }
+    // The margin changes threshold's answer on this board.
+    assert_ne!(
+        answers[0].2, answers[2].2,
+        "threshold: margin 0 and 0.5 agree"
+    );
 }
