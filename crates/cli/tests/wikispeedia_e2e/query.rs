@@ -503,57 +503,73 @@ fn guess_ranks_the_board() {
 
 #[test]
 fn play_is_deterministic() {
-    let first = query(&["play", "--seed", "3"]).ok();
-    let second = query(&["play", "--seed", "3"]).ok();
-    assert_eq!(first.stdout, second.stdout);
-    assert!(first.stdout.starts_with("game seed 3"), "{}", first.stdout);
-    let v = query(&["play", "--seed", "3", "--json"]).ok().json();
-    assert_eq!(v, query(&["play", "--seed", "3", "--json"]).ok().json());
-    assert_eq!(v["seed"], 3);
-    // A 9/8/7/1 board of distinct covered terms.
-    let cards = v["board"]["cards"].as_array().unwrap();
-    assert_eq!(cards.len(), 25);
-    let roles = |r: &str| cards.iter().filter(|c| c["role"] == r).count();
-    assert_eq!(
-        [
-            roles("red"),
-            roles("blue"),
-            roles("bystander"),
-            roles("assassin")
-        ],
-        [9, 8, 7, 1]
-    );
-    let words: BTreeSet<&str> = cards.iter().map(|c| c["word"].as_str().unwrap()).collect();
-    assert_eq!(words.len(), 25);
+    use query::legality::Legality;
+    use query::store_knowledge::TextLexicon;
     let c = open(db());
-    for w in &words {
-        assert_eq!(
-            count(
-                &c,
-                &format!("SELECT count(*) FROM terms WHERE term = '{w}'")
-            ),
-            1,
-            "{w} is not a covered term"
-        );
-    }
-    // Every turn's clue is legal on the board it was given for: not one of the words; and
-    // no clue is given twice, whatever the strategy.
     for strategy in ["threshold", "herfindahl"] {
-        let g = query(&["play", "--seed", "3", "--strategy", strategy, "--json"])
-            .ok()
-            .json();
+        let play = |seed: &str, json: bool| {
+            let mut args = vec!["play", "--seed", seed, "--strategy", strategy];
+            if json {
+                args.push("--json");
+            }
+            query(&args).ok().stdout
+        };
+        // The same seed prints the same game, text and JSON; another seed another game.
+        let first = play("3", false);
+        assert!(first.starts_with("game seed 3"), "{first}");
+        assert_eq!(first, play("3", false), "{strategy}: seed 3 twice");
+        assert_ne!(first, play("4", false), "{strategy}: seeds 3 and 4");
+        let raw = play("3", true);
+        assert_eq!(raw, play("3", true), "{strategy}: seed 3 twice, JSON");
+        let v: Value = serde_json::from_str(&raw).unwrap();
+        let other: Value = serde_json::from_str(&play("4", true)).unwrap();
+        assert_eq!(v["seed"], 3);
+        assert_ne!(v["board"], other["board"]);
+        // A 9/8/7/1 board of distinct covered terms.
+        let cards = v["board"]["cards"].as_array().unwrap();
+        assert_eq!(cards.len(), 25);
+        let roles = |r: &str| cards.iter().filter(|c| c["role"] == r).count();
+        assert_eq!(
+            [
+                roles("red"),
+                roles("blue"),
+                roles("bystander"),
+                roles("assassin")
+            ],
+            [9, 8, 7, 1]
+        );
+        let words: BTreeSet<&str> = cards.iter().map(|c| c["word"].as_str().unwrap()).collect();
+        assert_eq!(words.len(), 25);
+        for w in &words {
+            assert_eq!(
+                count(
+                    &c,
+                    &format!("SELECT count(*) FROM terms WHERE term = '{w}'")
+                ),
+                1,
+                "{w} is not a covered term"
+            );
+        }
+        // Every clue is legal on the board it was given for (the cards not yet revealed), by
+        // the rules and lexicon the CLI uses; no clue is given twice.
+        let mut on_board: BTreeSet<&str> = words.clone();
         let mut given = BTreeSet::new();
-        for t in g["turns"].as_array().unwrap() {
+        for t in v["turns"].as_array().unwrap() {
             if let Some(clue) = t["clue"]["clue"].as_str() {
-                assert!(!words.contains(clue), "clue {clue} is a board word");
+                let unrevealed: Vec<&str> = on_board.iter().copied().collect();
+                let rules = Legality::new(&unrevealed, &TextLexicon);
+                assert_eq!(rules.check(clue), Ok(()), "{strategy}: {clue}");
                 assert!(given.insert(clue.to_string()), "{strategy}: {clue} twice");
             }
+            for r in t["revealed"].as_array().unwrap() {
+                on_board.remove(r[0].as_str().unwrap());
+            }
+            if let Some(o) = t["opponent"].as_str() {
+                on_board.remove(o);
+            }
         }
-        assert!(!given.is_empty(), "{strategy} gave no clue: {g}");
+        assert!(!given.is_empty(), "{strategy} gave no clue: {v}");
     }
-    // Another seed, another board.
-    let other = query(&["play", "--seed", "4", "--json"]).ok().json();
-    assert_ne!(v["board"], other["board"]);
 }
 
 #[test]
