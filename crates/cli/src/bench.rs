@@ -8,6 +8,7 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use query::game::{Board, Request, Role, Strategy, StrategyKind, game_seed};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 use store::Store;
@@ -94,11 +95,16 @@ pub fn board_line(req: &Request) -> Result<String> {
 }
 
 pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
+    // Checked before anything is printed: a table header over an error is no answer.
+    if a.boards == 0 && a.print_boards.is_none() {
+        bail!("--boards 0: give how many boards to time (1 or more)");
+    }
     let store = Store::open(&a.db)?;
     let terms = store.terms()?;
     if let Some(n) = a.print_boards {
         for req in boards(&terms, n, a.seed)? {
-            println!("{}", board_line(&req)?);
+            writeln!(out, "{}", board_line(&req)?)?;
         }
         return Ok(());
     }
@@ -109,16 +115,18 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
         .collect::<Result<_>>()
         .context("--strategies")?;
     let reqs = boards(&terms, a.boards, a.seed)?;
-    println!(
+    writeln!(
+        out,
         "suggest in one process: {} boards per strategy (seed {}), --top {TOP}, {}",
         reqs.len(),
         a.seed,
         a.db.display()
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<12} {:>7} {:>10} {:>9} {:>9} {:>9} {:>8}",
         "strategy", "boards", "median ms", "p95 ms", "max ms", "mean ms", "no clue"
-    );
+    )?;
     for kind in kinds {
         let strategy = kind.with_top(TOP);
         let mut ms = Vec::with_capacity(reqs.len());
@@ -131,9 +139,10 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
             no_clue += usize::from(ans.clue.is_none());
         }
         let Some(l) = latency(&ms) else {
-            bail!("--boards 0: nothing to time");
+            bail!("no board was timed");
         };
-        println!(
+        writeln!(
+            out,
             "{:<12} {:>7} {:>10.3} {:>9.3} {:>9.3} {:>9.3} {:>8}",
             kind.name(),
             ms.len(),
@@ -142,7 +151,7 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
             l.max,
             l.mean,
             no_clue
-        );
+        )?;
     }
     Ok(())
 }

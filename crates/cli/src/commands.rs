@@ -3,6 +3,7 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use pipeline::ingest::{Format, Request};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -269,8 +270,10 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
 }
 
 pub fn read(a: ReadArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     let r = pipeline::ingest::bench_read(&request(a.format, a.paths, a.index, false))?;
-    println!(
+    writeln!(
+        out,
         "{:?}: {} pages, {:.1} MB decoded, {:.2} s, {:.0} pages/s, {:.1} MB/s",
         a.format,
         r.pages,
@@ -278,14 +281,15 @@ pub fn read(a: ReadArgs) -> Result<()> {
         r.seconds,
         r.pages as f64 / r.seconds,
         r.decoded_bytes as f64 / 1e6 / r.seconds
-    );
+    )?;
     Ok(())
 }
 
 pub fn info(db: &Path) -> Result<()> {
+    let mut out = crate::out::stdout();
     let store = Store::open(db)?;
     for (k, v) in store.all_meta()? {
-        println!("{k}\t{v}");
+        writeln!(out, "{k}\t{v}")?;
     }
     Ok(())
 }

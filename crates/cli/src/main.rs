@@ -2,6 +2,7 @@
 
 mod bench;
 mod commands;
+mod out;
 mod query_commands;
 
 use clap::{Parser, Subcommand};
@@ -64,6 +65,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of our output has gone (`clue-db eval | head -1`): it wanted no more.
+        Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("clue-db: error: {e:#}");
             ExitCode::FAILURE

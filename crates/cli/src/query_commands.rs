@@ -3,8 +3,11 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use query::game::{self, Answer, PlayParams, Request, Strategy, StrategyKind};
-use query::legality::Legality;
-use query::store_knowledge::{TextLexicon, check_board, check_covered, normalize_word, parse_list};
+use query::legality::{Illegal, Legality, NoLexicon};
+use query::store_knowledge::{
+    TextLexicon, check_board, check_covered, normalize_word, parse_assassin, parse_list,
+};
+use std::io::Write;
 use std::path::PathBuf;
 use store::Store;
 
@@ -22,12 +25,17 @@ pub struct SuggestArgs {
     #[arg(long)]
     assassin: Option<String>,
     /// How to pick: `threshold` (scores above the best negative) or `herfindahl` (clusters of
-    /// term documents).
+    /// term documents). herfindahl departs from the published method: the assassin's and every
+    /// negative card's document are clusters to avoid; a clue's targets are the cluster's cards
+    /// whose document has it and whose score with it beats every card to avoid, as threshold
+    /// demands; clues rank by weight × number of targets.
     #[arg(long, default_value = "threshold")]
     strategy: StrategyKind,
-    /// How many suggestions (the best and its alternatives).
+    /// How many suggestions (the best and its alternatives), 1 or more.
     #[arg(long, default_value_t = 5)]
     top: usize,
+    #[command(flatten)]
+    margin: MarginArg,
     /// Print the JSON answer: {"clue", "count", "targets", "score", "strategy", "alternatives"}.
     #[arg(long)]
     json: bool,
@@ -76,6 +84,8 @@ pub struct PlayArgs {
     seed: u64,
     #[arg(long, default_value = "threshold")]
     strategy: StrategyKind,
+    #[command(flatten)]
+    margin: MarginArg,
     #[arg(long)]
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
@@ -92,10 +102,34 @@ pub struct EvalArgs {
     /// Strategies to compare, comma-separated.
     #[arg(long, default_value = "threshold,herfindahl")]
     strategies: String,
+    #[command(flatten)]
+    margin: MarginArg,
     #[arg(long)]
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
+}
+
+/// The assassin's margin, shared by the commands that pick clues.
+#[derive(Args)]
+pub struct MarginArg {
+    /// Added to a clue's score with the assassin: a target must score above that (and above
+    /// the clue's score with every other card to avoid). threshold applies it to every
+    /// target; herfindahl to its targets' check against the scores. 0.1 is about one more
+    /// mention on a well-ranked page.
+    #[arg(long, default_value_t = query::threshold::DEFAULT_ASSASSIN_MARGIN)]
+    assassin_margin: f64,
+}
+
+impl MarginArg {
+    /// The margin; refuses one that is not a score difference.
+    fn value(&self) -> Result<f64> {
+        let m = self.assassin_margin;
+        if !(m.is_finite() && m >= 0.0) {
+            bail!("--assassin-margin {m} is not a margin: give a number of 0 or more");
+        }
+        Ok(m)
+    }
 }
 
 /// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
@@ -107,45 +141,52 @@ pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<An
 }
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
-    let store = Store::open(&a.db)?;
+    let mut out = crate::out::stdout();
+    if a.top == 0 {
+        bail!("--top 0: give how many suggestions to print (1 or more)");
+    }
+    let strategy = a
+        .strategy
+        .with_top(a.top)
+        .with_assassin_margin(a.margin.value()?);
     let req = Request {
         pos: parse_list(&a.pos),
         neg: parse_list(&a.neg),
-        assassin: a
-            .assassin
-            .as_deref()
-            .map(normalize_word)
-            .filter(|w| !w.is_empty()),
+        assassin: parse_assassin(a.assassin.as_deref())?,
     };
     check_board(&req.pos, &req.neg, req.assassin.as_deref())?;
+    let store = Store::open(&a.db)?;
     check_covered(&req.board_words(), &store.terms()?)?;
-    let ans = answer(&store, &req, a.strategy.with_top(a.top.max(1)))?;
+    let ans = answer(&store, &req, strategy)?;
     if a.json {
-        println!("{}", serde_json::to_string(&ans)?);
+        writeln!(out, "{}", serde_json::to_string(&ans)?)?;
         return Ok(());
     }
     match &ans.clue {
-        None => println!(
+        None => writeln!(
+            out,
             "no safe clue for {} (strategy {})",
             req.pos.join(", "),
             ans.strategy
-        ),
+        )?,
         Some(c) => {
-            println!(
+            writeln!(
+                out,
                 "{c} {}   -> {}   (score {:.3}, {})",
                 ans.count,
                 ans.targets.join(", "),
                 ans.score,
                 ans.strategy
-            );
+            )?;
             for alt in &ans.alternatives {
-                println!(
+                writeln!(
+                    out,
                     "  also: {} {} -> {} ({:.3})",
                     alt.clue,
                     alt.count,
                     alt.targets.join(", "),
                     alt.score
-                );
+                )?;
             }
         }
     }
@@ -153,6 +194,7 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
 }
 
 pub fn explain(a: ExplainArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let clue = normalize_word(&a.clue);
     if !query::legality::is_word(&clue) {
@@ -160,26 +202,28 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     }
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
     check_covered(&terms, &store.terms()?)?;
-    let mut out = Vec::new();
+    let mut found = Vec::new();
     for t in &terms {
-        out.push((t.clone(), store.evidence(&clue, t)?));
+        found.push((t.clone(), store.evidence(&clue, t)?));
     }
     if a.json {
-        let v: Vec<serde_json::Value> = out
+        let v: Vec<serde_json::Value> = found
             .iter()
             .map(|(t, e)| serde_json::json!({"term": t, "evidence": e}))
             .collect();
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::to_string(&serde_json::json!({"clue": clue, "terms": v}))?
-        );
+        )?;
         return Ok(());
     }
-    for (t, e) in out {
+    for (t, e) in found {
         match e {
-            None => println!("{clue} -> {t}: no evidence (score 0)"),
+            None => writeln!(out, "{clue} -> {t}: no evidence (score 0)")?,
             Some(e) => {
-                println!(
+                writeln!(
+                    out,
                     "{clue} -> {t}: score {:.3} from page {:?} (id {}, PageRank {:.2}): {} counted {} time(s) in the {} page",
                     e.score,
                     e.page_title,
@@ -196,9 +240,9 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
                     } else {
                         "term's"
                     }
-                );
+                )?;
                 if let Some(x) = e.excerpt {
-                    println!("    \"{x}\"");
+                    writeln!(out, "    \"{x}\"")?;
                 }
             }
         }
@@ -207,6 +251,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
 }
 
 pub fn guess(a: GuessArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let board = parse_list(&a.board);
     if board.is_empty() {
@@ -226,6 +271,11 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     if let Some(w) = board.iter().find(|w| !seen.insert(w.as_str())) {
         bail!("{w:?} is on --board twice; each card is there once");
     }
+    // A card cannot be its own clue (the legality rules' first board rule; a word of a
+    // multi-word card counts).
+    if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
+        bail!("--clue {clue:?} is the card {card:?} on --board: a clue is never a board word");
+    }
     check_covered(&board, &store.terms()?)?;
     let guesses = game::guess(
         &store,
@@ -235,37 +285,43 @@ pub fn guess(a: GuessArgs) -> Result<()> {
         &game::GuessParams { floor: a.floor },
     )?;
     if a.json {
-        println!("{}", serde_json::to_string(&guesses)?);
+        writeln!(out, "{}", serde_json::to_string(&guesses)?)?;
     } else if guesses.is_empty() {
-        println!("no word scores above {} with {:?}: pass", a.floor, a.clue);
+        writeln!(
+            out,
+            "no word scores above {} with {:?}: pass",
+            a.floor, a.clue
+        )?;
     } else {
         for g in guesses {
-            println!("{}\t{:.3}", g.word, g.score);
+            writeln!(out, "{}\t{:.3}", g.word, g.score)?;
         }
     }
     Ok(())
 }
 
 pub fn play(a: PlayArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
+    let strategy = a.strategy.with_assassin_margin(a.margin.value()?);
     let store = Store::open(&a.db)?;
     let g = game::play(
         a.seed,
-        &a.strategy,
+        &strategy,
         &store,
         &TextLexicon,
         &PlayParams::default(),
     )?;
     if a.json {
-        println!("{}", serde_json::to_string(&g)?);
+        writeln!(out, "{}", serde_json::to_string(&g)?)?;
         return Ok(());
     }
-    println!("game seed {} ({}), red plays:", g.seed, g.strategy);
+    writeln!(out, "game seed {} ({}), red plays:", g.seed, g.strategy)?;
     for c in &g.board.cards {
-        println!("  {:<12} {:?}", c.word, c.role);
+        writeln!(out, "  {:<12} {:?}", c.word, c.role)?;
     }
     for (i, t) in g.turns.iter().enumerate() {
         match &t.clue {
-            None => println!("turn {}: no safe clue, pass", i + 1),
+            None => writeln!(out, "turn {}: no safe clue, pass", i + 1)?,
             Some(c) => {
                 let revealed: Vec<String> = t
                     .revealed
@@ -277,17 +333,18 @@ pub fn play(a: PlayArgs) -> Result<()> {
                 } else {
                     revealed.join(", ")
                 };
-                println!(
+                writeln!(
+                    out,
                     "turn {}: {} {} (for {}) -> {revealed}",
                     i + 1,
                     c.clue,
                     c.count,
                     c.targets.join(", "),
-                );
+                )?;
             }
         }
         if let Some(o) = &t.opponent {
-            println!("         blue reveals {o}");
+            writeln!(out, "         blue reveals {o}")?;
         }
     }
     let outcome = if g.won {
@@ -297,10 +354,11 @@ pub fn play(a: PlayArgs) -> Result<()> {
     } else {
         "red loses"
     };
-    println!(
+    writeln!(
+        out,
         "{outcome}: {} clues, {} correct, {} incorrect",
         g.clues, g.correct, g.incorrect
-    );
+    )?;
     Ok(())
 }
 
@@ -308,16 +366,21 @@ pub fn play(a: PlayArgs) -> Result<()> {
 pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figures";
 
 pub fn eval(a: EvalArgs) -> Result<()> {
+    let mut out = crate::out::stdout();
     if a.games == 0 {
         bail!("--games 0: give how many games to play per strategy (1 or more)");
     }
+    let margin = a.margin.value()?;
     let store = Store::open(&a.db)?;
     let kinds: Vec<StrategyKind> = a
         .strategies
         .split(',')
         .map(|s| s.trim().parse())
-        .collect::<Result<_>>()
-        .context("--strategies")?;
+        .collect::<Result<Vec<StrategyKind>>>()
+        .context("--strategies")?
+        .into_iter()
+        .map(|k| k.with_assassin_margin(margin))
+        .collect();
     let strategies: Vec<&dyn Strategy> = kinds.iter().map(|k| k as &dyn Strategy).collect();
     let reports = game::eval(
         a.games,
@@ -334,19 +397,22 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             "seed": a.seed,
             "strategies": reports,
         });
-        println!("{}", serde_json::to_string(&v)?);
+        writeln!(out, "{}", serde_json::to_string(&v)?)?;
         return Ok(());
     }
-    println!(
+    writeln!(
+        out,
         "{} games per strategy, seed {} ({EVAL_NOTE})",
         a.games, a.seed
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<12} {:>8} {:>10} {:>9} {:>10} {:>12}",
         "strategy", "win rate", "mean turns", "assassin", "mean clue", "net/clue"
-    );
+    )?;
     for r in reports {
-        println!(
+        writeln!(
+            out,
             "{:<12} {:>8.3} {:>10.2} {:>9.3} {:>10.2} {:>12.3}",
             r.strategy,
             r.win_rate,
@@ -354,7 +420,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             r.assassin_rate,
             r.mean_clue_number,
             r.net_per_clue
-        );
+        )?;
     }
     Ok(())
 }

@@ -129,6 +129,21 @@ impl StrategyKind {
             StrategyKind::Herfindahl(p) => StrategyKind::Herfindahl(HerfindahlParams { top, ..p }),
         }
     }
+
+    /// Sets the margin added to a clue's score with the assassin: threshold's bar for every
+    /// target, and the same bar in herfindahl's check of its targets against `scores`.
+    pub fn with_assassin_margin(self, assassin_margin: f64) -> StrategyKind {
+        match self {
+            StrategyKind::Threshold(p) => StrategyKind::Threshold(ThresholdParams {
+                assassin_margin,
+                ..p
+            }),
+            StrategyKind::Herfindahl(p) => StrategyKind::Herfindahl(HerfindahlParams {
+                assassin_margin,
+                ..p
+            }),
+        }
+    }
 }
 
 impl Strategy for StrategyKind {

@@ -49,6 +49,22 @@ pub fn parse_list(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// The `--assassin` option as typed: `None` when not given; one card word otherwise. An
+/// option left with no word (`" , "`) or with several is an error, not a card named ",".
+pub fn parse_assassin(s: Option<&str>) -> Result<Option<String>> {
+    let Some(s) = s else { return Ok(None) };
+    match parse_list(s).as_slice() {
+        [] => bail!(
+            "--assassin {s:?} is empty: give the assassin's card word, or leave --assassin out"
+        ),
+        [w] => Ok(Some(w.clone())),
+        more => bail!(
+            "--assassin {s:?} names {} words: the board has one assassin",
+            more.len()
+        ),
+    }
+}
+
 /// Edit distance (insertions, deletions, substitutions), by characters.
 pub fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -131,6 +147,21 @@ mod tests {
             parse_list(" Apple, ICE  Cream ,,bank, Loch-Ness"),
             vec!["apple", "ice cream", "bank", "loch ness"]
         );
+    }
+
+    #[test]
+    fn the_assassin_is_one_word() {
+        assert_eq!(parse_assassin(None).unwrap(), None);
+        assert_eq!(
+            parse_assassin(Some(" Loch-Ness ")).unwrap().as_deref(),
+            Some("loch ness")
+        );
+        for empty in ["", " , ", ","] {
+            let e = parse_assassin(Some(empty)).unwrap_err().to_string();
+            assert!(e.contains("--assassin") && e.contains("is empty"), "{e}");
+        }
+        let e = parse_assassin(Some("fire,ice")).unwrap_err().to_string();
+        assert!(e.contains("2 words"), "{e}");
     }
 
     #[test]

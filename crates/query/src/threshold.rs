@@ -32,13 +32,36 @@ pub struct ThresholdParams {
     pub top: usize,
 }
 
+/// The default of [`ThresholdParams::assassin_margin`], shared by the herfindahl strategy's
+/// check of its targets against `scores` so both strategies call a card safe by one rule.
+pub const DEFAULT_ASSASSIN_MARGIN: f64 = 0.1;
+
 impl Default for ThresholdParams {
     fn default() -> Self {
         ThresholdParams {
-            assassin_margin: 0.1,
+            assassin_margin: DEFAULT_ASSASSIN_MARGIN,
             top: 10,
         }
     }
+}
+
+/// The score a positive term must exceed for `clue` to be meant for it: the clue's highest
+/// score with any negative card, raised to its score with the assassin plus `assassin_margin`
+/// when it has one (a missing score counts as 0, with no margin).
+pub fn safety_threshold(
+    clue: &str,
+    neg: &[BTreeMap<String, f64>],
+    assassin: Option<&BTreeMap<String, f64>>,
+    assassin_margin: f64,
+) -> f64 {
+    let mut threshold = neg
+        .iter()
+        .filter_map(|m| m.get(clue))
+        .fold(0.0f64, |a, &b| a.max(b));
+    if let Some(s) = assassin.and_then(|m| m.get(clue)) {
+        threshold = threshold.max(s + assassin_margin);
+    }
+    threshold
 }
 
 /// A term's clues as a map, keeping the maximum when the source repeats a clue and ignoring
@@ -96,13 +119,7 @@ pub fn rank(
     let candidates: BTreeSet<&String> = pos.iter().flat_map(|(_, m)| m.keys()).collect();
     let mut out = Vec::new();
     for clue in candidates {
-        let mut threshold = neg
-            .iter()
-            .filter_map(|m| m.get(clue))
-            .fold(0.0f64, |a, &b| a.max(b));
-        if let Some(s) = assassin.and_then(|m| m.get(clue)) {
-            threshold = threshold.max(s + params.assassin_margin);
-        }
+        let threshold = safety_threshold(clue, neg, assassin, params.assassin_margin);
         let mut targets: Vec<(&String, f64)> = pos
             .iter()
             .filter_map(|(term, m)| m.get(clue).map(|&s| (term, s)))

@@ -89,6 +89,38 @@ fn board_requests_and_reveals() {
 }
 
 #[test]
+fn a_revealed_card_no_longer_bars_a_clue() {
+    // "<first red card>zz" contains the first red card: illegal while that card is on the
+    // board. It is the best clue of the second red card (0.95); the first has its private clue
+    // (0.9) and nothing else.
+    let mut k = terms_only();
+    let seed = 17;
+    let board = Board::random(&k.terms().unwrap(), seed).unwrap();
+    let red: Vec<String> = board
+        .cards
+        .iter()
+        .filter(|c| c.role == Role::Red)
+        .map(|c| c.word.clone())
+        .collect();
+    let barred = format!("{}zz", red[0]);
+    k.score(&private(&red[0]), &red[0], 0.9)
+        .score(&barred, &red[1], 0.95);
+    // On the board as dealt the clue breaks the rules; once the card is revealed it does not.
+    let mut b = board.clone();
+    assert!(!Legality::new(&b.unrevealed(), &NoLexicon).allows(&barred));
+    b.reveal(&red[0]);
+    assert!(Legality::new(&b.unrevealed(), &NoLexicon).allows(&barred));
+    // In a game: turn 1 cannot say it and finds the first card; turn 2 can, and does.
+    let s: StrategyKind = "threshold".parse().unwrap();
+    let g = play(seed, &s, &k, &NoLexicon, &PlayParams::default()).unwrap();
+    let said = |t: usize| g.turns[t].clue.as_ref().map(|c| c.clue.clone());
+    assert_eq!(said(0), Some(private(&red[0])));
+    assert_eq!(g.turns[0].revealed, vec![(red[0].clone(), Role::Red)]);
+    assert_eq!(said(1), Some(barred.clone()));
+    assert_eq!(g.turns[1].revealed, vec![(red[1].clone(), Role::Red)]);
+}
+
+#[test]
 fn guesser_ranks_stops_at_floor_and_count() {
     let mut k = MemoryKnowledge::default();
     k.score("sea", "wave", 0.7)

@@ -62,6 +62,29 @@ fn threshold_through_knowledge_and_lexicon() {
 }
 
 #[test]
+fn the_assassin_margin_reaches_both_strategies() {
+    let k = fruit_knowledge();
+    let req = request(&["apple", "orange"], &["fire"], Some("death"));
+    let legality = Legality::new(&req.board_words(), &NoLexicon);
+    let clues = |s: StrategyKind| -> Vec<String> {
+        s.suggest(&k, &req, &legality)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.clue)
+            .collect()
+    };
+    let threshold: StrategyKind = "threshold".parse().unwrap();
+    // juice: 0.6 with orange, 0.55 with the assassin: out with the default 0.1, in with 0.
+    assert!(!clues(threshold).contains(&"juice".to_string()));
+    assert!(clues(threshold.with_assassin_margin(0.0)).contains(&"juice".to_string()));
+    let herfindahl: StrategyKind = "herfindahl".parse().unwrap();
+    match herfindahl.with_assassin_margin(0.25) {
+        StrategyKind::Herfindahl(p) => assert_eq!(p.assassin_margin, 0.25),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn answer_json_contract() {
     let k = fruit_knowledge();
     let req = request(&["apple", "orange"], &["fire"], None);
@@ -82,24 +105,17 @@ fn answer_json_contract() {
         json["alternatives"][1]["targets"],
         serde_json::json!(["orange"])
     );
-    let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+    // The contract fixes the key order, which a `serde_json::Value` (keys sorted) cannot show:
+    // compare the text `clue-db suggest --json` prints.
     assert_eq!(
-        keys,
-        vec![
-            "alternatives",
-            "clue",
-            "count",
-            "score",
-            "strategy",
-            "targets"
-        ]
+        serde_json::to_string(&answer).unwrap(),
+        r#"{"clue":"fruit","count":2,"targets":["apple","orange"],"score":1.5,"strategy":"threshold","alternatives":[{"clue":"the","count":1,"targets":["apple"],"score":0.99},{"clue":"juice","count":1,"targets":["orange"],"score":0.6}]}"#
     );
     // No safe clue: null clue, count 0, no targets.
     let none = Answer::new("threshold", Vec::new());
     assert_eq!(
-        serde_json::to_value(&none).unwrap(),
-        serde_json::json!({"clue": null, "count": 0, "targets": [], "score": 0.0,
-                           "strategy": "threshold", "alternatives": []})
+        serde_json::to_string(&none).unwrap(),
+        r#"{"clue":null,"count":0,"targets":[],"score":0.0,"strategy":"threshold","alternatives":[]}"#
     );
     assert!("random".parse::<StrategyKind>().is_err());
 }
@@ -121,7 +137,7 @@ fn herfindahl_through_knowledge() {
     .doc("angler", &[("fish", 9), ("hook", 2)])
     // The negative term's document is mostly "boat".
     .doc("ship", &[("boat", 9), ("sail", 4)])
-    // What the guesser will read: a clue must score with a term of its cluster.
+    // What the guesser will read: a target must score with the clue.
     .score("interest", "loan", 0.3)
     .score("water", "lake", 0.4)
     .score("boat", "river", 0.2);
@@ -136,31 +152,42 @@ fn herfindahl_through_knowledge() {
     let brief: Vec<(&str, usize)> = got.iter().map(|s| (s.clue.as_str(), s.count)).collect();
     // "interest" for the bank cluster; "boat" is now most concentrated in "ship" (r = 1 vs a
     // cluster mean of 0.9), so "water" is the river/lake clue. interest: m = 14/15, H_document
-    // = H*(0.8, 1, 1); water: m = 0.9, H_document = H*(1, 0.8); H_cluster = 1 for both.
-    assert_eq!(brief, vec![("interest", 3), ("water", 2)]);
+    // = H*(0.8, 1, 1); water: m = 0.9, H_document = H*(1, 0.8); H_cluster = 1 for both. Only
+    // the members that score with the clue are targets (loan; lake), so each counts 1.
+    assert_eq!(brief[..2], [("interest", 1), ("water", 1)]);
     let h = |v: &[f64]| herfindahl::h_star(v);
     assert!((got[0].score - 14.0 / 15.0 * (1.0 - h(&[0.8, 1.0, 1.0]))).abs() < 1e-12);
     assert!((got[1].score - 0.9 * (1.0 - h(&[1.0, 0.8]))).abs() < 1e-12);
-    assert_eq!(got[1].targets, vec!["river", "lake"]);
-    // Ignoring negatives, "boat" (alphabetically first of the tie) comes back.
+    assert_eq!(got[0].targets, vec!["loan"]);
+    assert_eq!(got[1].targets, vec!["lake"]);
+    // Ignoring negatives, "boat" (alphabetically first of the tie, one scored target each)
+    // comes back.
     let params = HerfindahlParams {
         use_negatives: false,
         ..Default::default()
     };
+    // The best clue for the river/lake cluster.
+    let river = |got: &[query::game::Suggestion]| {
+        got.iter()
+            .find(|s| s.targets.iter().any(|t| t == "river" || t == "lake"))
+            .cloned()
+            .unwrap()
+    };
     let got = herfindahl::suggest(&k, &req, &legality, &params).unwrap();
-    assert_eq!(got[1].clue, "boat");
+    assert_eq!((river(&got).clue.as_str(), river(&got).count), ("boat", 1));
     // A clue nobody scores with is not offered: without its "boat" score, "water" is back; and
-    // without the requirement, unscored "boat" is.
+    // without the check (the published method), unscored "boat" is, for both documents.
     let mut unscored = k.clone();
     unscored.remove_score("boat", "river");
     let got = herfindahl::suggest(&unscored, &req, &legality, &params).unwrap();
-    assert_eq!(got[1].clue, "water");
-    let anyway = HerfindahlParams {
-        require_scored: false,
+    assert_eq!(river(&got).clue, "water");
+    let published = HerfindahlParams {
+        check_scores: false,
         ..params
     };
-    let got = herfindahl::suggest(&unscored, &req, &legality, &anyway).unwrap();
-    assert_eq!(got[1].clue, "boat");
+    let got = herfindahl::suggest(&unscored, &req, &legality, &published).unwrap();
+    assert_eq!(river(&got).clue, "boat");
+    assert_eq!(river(&got).targets, vec!["river", "lake"]);
     // top = 1 keeps the best.
     let one = HerfindahlParams {
         top: 1,
@@ -181,25 +208,152 @@ fn herfindahl_through_knowledge() {
     );
 }
 
+/// Three water terms (one cluster), "moon" (a cluster of one), the assassin "london" and the
+/// negative "ship". Each water document's most frequent word is its own (count 10), so the
+/// shared words have r below 1 there; r = count / 10 everywhere (every document lacks some
+/// word of the vocabulary, so its minimum is 0).
+fn water_board() -> (MemoryKnowledge, Request) {
+    let mut k = MemoryKnowledge::default();
+    k.doc(
+        "river",
+        &[("delta", 10), ("water", 9), ("fish", 6), ("boat", 4)],
+    )
+    .doc(
+        "lake",
+        &[("shore", 10), ("water", 8), ("fish", 6), ("boat", 4)],
+    )
+    .doc("stream", &[("brook", 10), ("water", 7), ("boat", 4)])
+    .doc("moon", &[("crater", 10), ("orbit", 7)])
+    .doc("london", &[("tower", 5), ("bridge", 4)])
+    .doc("ship", &[("hull", 5), ("sail", 4)])
+    .score("water", "river", 0.5)
+    .score("water", "lake", 0.4)
+    .score("water", "stream", 0.3)
+    .score("crater", "moon", 0.6)
+    .score("orbit", "moon", 0.2)
+    .score("fish", "river", 0.4)
+    .score("fish", "lake", 0.4)
+    // stream scores with "fish" but its document has no "fish": not a target.
+    .score("fish", "stream", 0.3)
+    .score("boat", "river", 0.5)
+    .score("boat", "lake", 0.35)
+    .score("boat", "stream", 0.45)
+    // The assassin: boat's bar is 0.3 + 0.1 = 0.4, so lake (0.35) is no target.
+    .score("boat", "london", 0.3);
+    let req = request(
+        &["river", "lake", "stream", "moon"],
+        &["ship"],
+        Some("london"),
+    );
+    (k, req)
+}
+
+fn brief(got: &[query::game::Suggestion]) -> Vec<(&str, usize, f64)> {
+    got.iter()
+        .map(|s| (s.clue.as_str(), s.count, (s.score * 1e6).round() / 1e6))
+        .collect()
+}
+
+#[test]
+fn herfindahl_ranks_by_weight_times_count() {
+    let (k, req) = water_board();
+    let legality = Legality::new(&req.board_words(), &NoLexicon);
+    let params = HerfindahlParams::default();
+    let a = herfindahl::analyse(&k, &req, &legality, &params).unwrap();
+    assert_eq!(a.clustering.labels, vec![0, 0, 0, 1]);
+    // water: r = (0.9, 0.8, 0.7), m = 0.8, H_cluster = 1 (nowhere else), H_document =
+    // H*(0.375, 1/3, 0.2917) = 1/192: weight 0.8 · 191/192 = 0.795833. crater: r = 1 in a
+    // one-document cluster: H_document = 0, weight 1. By weight alone the singleton wins;
+    // summed over its three targets, water does.
+    let weight = |cluster: usize, clue: &str| {
+        a.clusters[cluster]
+            .picks
+            .iter()
+            .find(|p| p.suggestion.clue == clue)
+            .map(|p| p.weight)
+            .unwrap()
+    };
+    assert!((weight(0, "water") - 0.8 * 191.0 / 192.0).abs() < 1e-12);
+    assert_eq!(weight(1, "crater"), 1.0);
+    let got = herfindahl::suggest(&k, &req, &legality, &params).unwrap();
+    // boat: r = 0.4 in each document, weight 0.4, two targets (lake is under the assassin's
+    // bar): 0.8. orbit: 0.7. fish: r = (0.6, 0.6, 0), m = 0.4, H_document = H*(½, ½, 0) = ¼,
+    // weight 0.3, two targets (stream's document lacks it): 0.6.
+    assert_eq!(
+        brief(&got),
+        vec![
+            ("water", 3, 2.3875),
+            ("crater", 1, 1.0),
+            ("boat", 2, 0.8),
+            ("orbit", 1, 0.7),
+            ("fish", 2, 0.6),
+        ]
+    );
+    assert_eq!(got[0].targets, vec!["river", "lake", "stream"]);
+    assert_eq!(got[2].targets, vec!["river", "stream"]);
+    assert_eq!(got[4].targets, vec!["river", "lake"]);
+}
+
+#[test]
+fn herfindahl_targets_must_beat_the_negatives_in_scores() {
+    let (mut k, req) = water_board();
+    let legality = Legality::new(&req.board_words(), &NoLexicon);
+    let find = |got: &[query::game::Suggestion], clue: &str| {
+        got.iter()
+            .find(|s| s.clue == clue)
+            .map(|s| s.targets.clone())
+    };
+    // The published method (documents only): boat is meant for all three.
+    let published = HerfindahlParams {
+        check_scores: false,
+        ..Default::default()
+    };
+    let got = herfindahl::suggest(&k, &req, &legality, &published).unwrap();
+    assert_eq!(find(&got, "boat").unwrap(), vec!["river", "lake", "stream"]);
+    // With no assassin margin, lake's 0.35 clears the assassin's 0.3.
+    let no_margin = HerfindahlParams {
+        assassin_margin: 0.0,
+        ..Default::default()
+    };
+    let got = herfindahl::suggest(&k, &req, &legality, &no_margin).unwrap();
+    assert_eq!(find(&got, "boat").unwrap(), vec!["river", "lake", "stream"]);
+    // A negative card scoring 0.45 with boat: stream's 0.45 does not exceed it.
+    k.score("boat", "ship", 0.45);
+    let got = herfindahl::suggest(&k, &req, &legality, &HerfindahlParams::default()).unwrap();
+    assert_eq!(find(&got, "boat").unwrap(), vec!["river"]);
+    // Above every target: no target is left, and the clue is not offered.
+    k.score("boat", "ship", 0.6);
+    let got = herfindahl::suggest(&k, &req, &legality, &HerfindahlParams::default()).unwrap();
+    assert_eq!(find(&got, "boat"), None);
+    assert_eq!(got[0].clue, "water");
+}
+
 #[test]
 fn herfindahl_analysis_serializes() {
     let mut k = MemoryKnowledge::default();
     // "zinc" keeps beta from holding the whole vocabulary (its minimum would then be 1).
     k.doc("alpha", &[("xenon", 1), ("zinc", 1)])
         .doc("beta", &[("xenon", 1), ("yarn", 2)])
-        .score("xenon", "beta", 0.1);
+        .score("xenon", "beta", 0.1)
+        .score("xenon", "alpha", 0.1);
     let req = request(&["alpha", "beta"], &[], None);
     let legality = Legality::new(&req.board_words(), &NoLexicon);
     let a = herfindahl::analyse(&k, &req, &legality, &HerfindahlParams::default()).unwrap();
     // Two terms, nothing to avoid: one cluster in all, H_cluster = 1.
     // xenon: r = (1, 0.5), m = 0.75, H_document = H*(2/3, 1/3) = (5/9 − 1/2)/(1/2) = 1/9,
-    // weight = 0.75 · 8/9 = 2/3. yarn, zinc: one document each, H_document = 1, weight 0.
+    // weight = 0.75 · 8/9 = 2/3, score 2/3 · 2 targets. yarn, zinc: one document each,
+    // H_document = 1, weight 0.
     assert_eq!(a.clustering.k, 1);
     assert_eq!(a.clusters.len(), 1);
-    let best = a.clusters[0].best.as_ref().unwrap();
-    assert_eq!((best.clue.as_str(), best.count), ("xenon", 2));
-    assert_eq!(best.targets, vec!["alpha", "beta"]);
-    assert!((best.score - 2.0 / 3.0).abs() < 1e-12);
+    let best = &a.clusters[0].picks[0];
+    assert_eq!(
+        (best.suggestion.clue.as_str(), best.suggestion.count),
+        ("xenon", 2)
+    );
+    assert_eq!(best.suggestion.targets, vec!["alpha", "beta"]);
+    assert!((best.weight - 2.0 / 3.0).abs() < 1e-12);
+    assert!((best.suggestion.score - 4.0 / 3.0).abs() < 1e-12);
     let json = serde_json::to_value(&a).unwrap();
     assert_eq!(json["clustering"]["labels"], serde_json::json!([0, 0]));
+    assert_eq!(json["clusters"][0]["picks"][0]["clue"], "xenon");
 }

@@ -105,6 +105,28 @@ where
     }
 }
 
+/// Runs `clue-db ARGS` as `clue-db ARGS | head -0` would: its standard output is a pipe whose
+/// read end is closed before the process starts, so its first write fails (EPIPE).
+pub fn clue_db_unread<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let (reader, writer) = std::io::pipe().expect("making a pipe");
+    drop(reader);
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_clue-db"))
+        .args(args)
+        .current_dir(repo_root())
+        .stdout(writer)
+        .output()
+        .expect("running clue-db");
+    Run {
+        code: out.status.code(),
+        stdout: String::new(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
 /// Opens a database read-only for inspection.
 pub fn open(db: &Path) -> Connection {
     Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)

@@ -2,7 +2,7 @@
 //! legality, the threshold rule checked against `scores`, no safe clue, errors), explain,
 //! guess, play and eval.
 
-use crate::common::{Run, clue_db, count, open, utf8};
+use crate::common::{Run, clue_db, clue_db_unread, count, open, utf8};
 use crate::db;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
@@ -34,6 +34,50 @@ fn score(c: &Connection, clue: &str, term: &str) -> Option<f64> {
     )
     .optional()
     .unwrap()
+}
+
+/// The bar a target of `clue` must exceed on the board `NEG` + `ASSASSIN`, from the stored
+/// scores: the best negative score, and the assassin's + 0.1.
+fn threshold_in_db(c: &Connection, clue: &str) -> f64 {
+    bar(c, clue, &NEG, ASSASSIN, 0.1)
+}
+
+/// The bar of `clue` on any board: its best score with a negative card, and the assassin's
+/// + `margin` when the assassin has a score.
+fn bar(c: &Connection, clue: &str, neg: &[&str], assassin: &str, margin: f64) -> f64 {
+    let mut threshold = neg
+        .iter()
+        .filter_map(|n| score(c, clue, n))
+        .fold(0.0f64, f64::max);
+    if let Some(a) = score(c, clue, assassin) {
+        threshold = threshold.max(a + margin);
+    }
+    threshold
+}
+
+/// The keys of every JSON object in `raw`, in the order the text gives them (a string
+/// followed by `:` is a key).
+fn keys_in_order(raw: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut s = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => s.extend(chars.next()),
+                '"' => break,
+                c => s.push(c),
+            }
+        }
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.peek() == Some(&':') {
+            keys.push(s);
+        }
+    }
+    keys
 }
 
 fn keys(v: &Value) -> BTreeSet<&str> {
@@ -98,35 +142,46 @@ fn suggest_json_for_both_strategies() {
         )
         .ok();
         let v = run.json();
-        assert_eq!(
-            keys(&v),
-            BTreeSet::from([
-                "alternatives",
-                "clue",
-                "count",
-                "score",
-                "strategy",
-                "targets"
-            ]),
-            "{v}"
-        );
+        // The contract's key order, read from the text (a parsed Value sorts its keys).
+        let alts = v["alternatives"].as_array().unwrap().len();
+        let mut order = vec![
+            "clue",
+            "count",
+            "targets",
+            "score",
+            "strategy",
+            "alternatives",
+        ];
+        for _ in 0..alts {
+            order.extend(["clue", "count", "targets", "score"]);
+        }
+        assert_eq!(keys_in_order(&run.stdout), order, "{}", run.stdout);
         assert_eq!(v["strategy"], strategy);
         check_suggestion(&v, &POS, &board);
         let alts = v["alternatives"].as_array().unwrap();
         assert!(alts.len() <= 2, "--top 3 gives at most 2 alternatives: {v}");
         let mut last = v["score"].as_f64().unwrap();
         for a in alts {
-            assert_eq!(
-                keys(a),
-                BTreeSet::from(["clue", "count", "score", "targets"]),
-                "{a}"
-            );
             check_suggestion(a, &POS, &board);
             assert_ne!(a["clue"], v["clue"]);
             if strategy == "threshold" {
                 let s = a["score"].as_f64().unwrap();
                 assert!(s <= last, "alternatives out of order: {v}");
                 last = s;
+            }
+        }
+        // Every target, whatever the strategy, scores with the clue above every negative card
+        // and above the assassin's score + 0.1 (herfindahl checks its targets by the same rule).
+        for s in std::iter::once(&v).chain(alts) {
+            let clue = s["clue"].as_str().unwrap();
+            let threshold = threshold_in_db(&c, clue);
+            for t in s["targets"].as_array().unwrap() {
+                let t = t.as_str().unwrap();
+                let sc = score(&c, clue, t).unwrap_or(0.0);
+                assert!(
+                    sc > threshold,
+                    "{strategy}: {clue}/{t} scores {sc}, bar {threshold}"
+                );
             }
         }
         if strategy == "threshold" {
@@ -136,13 +191,7 @@ fn suggest_json_for_both_strategies() {
             // cards do not; the score is the targets' sum.
             for s in std::iter::once(&v).chain(alts) {
                 let clue = s["clue"].as_str().unwrap();
-                let mut threshold = NEG
-                    .iter()
-                    .filter_map(|n| score(&c, clue, n))
-                    .fold(0.0f64, f64::max);
-                if let Some(a) = score(&c, clue, ASSASSIN) {
-                    threshold = threshold.max(a + 0.1);
-                }
+                let threshold = threshold_in_db(&c, clue);
                 let targets: BTreeSet<&str> = s["targets"]
                     .as_array()
                     .unwrap()
@@ -192,11 +241,10 @@ fn suggest_without_a_safe_clue() {
         .collect();
     assert!(others.len() >= 100);
     let neg = others.join(",");
-    let v = suggest("jet", &neg, &["--json"]).ok().json();
+    let run = suggest("jet", &neg, &["--json"]).ok();
     assert_eq!(
-        v,
-        serde_json::json!({"clue": null, "count": 0, "targets": [], "score": 0.0,
-                           "strategy": "threshold", "alternatives": []})
+        run.stdout,
+        "{\"clue\":null,\"count\":0,\"targets\":[],\"score\":0.0,\"strategy\":\"threshold\",\"alternatives\":[]}\n"
     );
     let text = suggest("jet", &neg, &[]).ok();
     assert!(text.stdout.starts_with("no safe clue"), "{}", text.stdout);
@@ -455,57 +503,73 @@ fn guess_ranks_the_board() {
 
 #[test]
 fn play_is_deterministic() {
-    let first = query(&["play", "--seed", "3"]).ok();
-    let second = query(&["play", "--seed", "3"]).ok();
-    assert_eq!(first.stdout, second.stdout);
-    assert!(first.stdout.starts_with("game seed 3"), "{}", first.stdout);
-    let v = query(&["play", "--seed", "3", "--json"]).ok().json();
-    assert_eq!(v, query(&["play", "--seed", "3", "--json"]).ok().json());
-    assert_eq!(v["seed"], 3);
-    // A 9/8/7/1 board of distinct covered terms.
-    let cards = v["board"]["cards"].as_array().unwrap();
-    assert_eq!(cards.len(), 25);
-    let roles = |r: &str| cards.iter().filter(|c| c["role"] == r).count();
-    assert_eq!(
-        [
-            roles("red"),
-            roles("blue"),
-            roles("bystander"),
-            roles("assassin")
-        ],
-        [9, 8, 7, 1]
-    );
-    let words: BTreeSet<&str> = cards.iter().map(|c| c["word"].as_str().unwrap()).collect();
-    assert_eq!(words.len(), 25);
+    use query::legality::Legality;
+    use query::store_knowledge::TextLexicon;
     let c = open(db());
-    for w in &words {
-        assert_eq!(
-            count(
-                &c,
-                &format!("SELECT count(*) FROM terms WHERE covered = 1 AND term = '{w}'")
-            ),
-            1,
-            "{w} is not a covered term"
-        );
-    }
-    // Every turn's clue is legal on the board it was given for: not one of the words; and
-    // no clue is given twice, whatever the strategy.
     for strategy in ["threshold", "herfindahl"] {
-        let g = query(&["play", "--seed", "3", "--strategy", strategy, "--json"])
-            .ok()
-            .json();
+        let play = |seed: &str, json: bool| {
+            let mut args = vec!["play", "--seed", seed, "--strategy", strategy];
+            if json {
+                args.push("--json");
+            }
+            query(&args).ok().stdout
+        };
+        // The same seed prints the same game, text and JSON; another seed another game.
+        let first = play("3", false);
+        assert!(first.starts_with("game seed 3"), "{first}");
+        assert_eq!(first, play("3", false), "{strategy}: seed 3 twice");
+        assert_ne!(first, play("4", false), "{strategy}: seeds 3 and 4");
+        let raw = play("3", true);
+        assert_eq!(raw, play("3", true), "{strategy}: seed 3 twice, JSON");
+        let v: Value = serde_json::from_str(&raw).unwrap();
+        let other: Value = serde_json::from_str(&play("4", true)).unwrap();
+        assert_eq!(v["seed"], 3);
+        assert_ne!(v["board"], other["board"]);
+        // A 9/8/7/1 board of distinct covered terms.
+        let cards = v["board"]["cards"].as_array().unwrap();
+        assert_eq!(cards.len(), 25);
+        let roles = |r: &str| cards.iter().filter(|c| c["role"] == r).count();
+        assert_eq!(
+            [
+                roles("red"),
+                roles("blue"),
+                roles("bystander"),
+                roles("assassin")
+            ],
+            [9, 8, 7, 1]
+        );
+        let words: BTreeSet<&str> = cards.iter().map(|c| c["word"].as_str().unwrap()).collect();
+        assert_eq!(words.len(), 25);
+        for w in &words {
+            assert_eq!(
+                count(
+                    &c,
+                    &format!("SELECT count(*) FROM terms WHERE covered = 1 AND term = '{w}'")
+                ),
+                1,
+                "{w} is not a covered term"
+            );
+        }
+        // Every clue is legal on the board it was given for (the cards not yet revealed), by
+        // the rules and lexicon the CLI uses; no clue is given twice.
+        let mut on_board: BTreeSet<&str> = words.clone();
         let mut given = BTreeSet::new();
-        for t in g["turns"].as_array().unwrap() {
+        for t in v["turns"].as_array().unwrap() {
             if let Some(clue) = t["clue"]["clue"].as_str() {
-                assert!(!words.contains(clue), "clue {clue} is a board word");
+                let unrevealed: Vec<&str> = on_board.iter().copied().collect();
+                let rules = Legality::new(&unrevealed, &TextLexicon);
+                assert_eq!(rules.check(clue), Ok(()), "{strategy}: {clue}");
                 assert!(given.insert(clue.to_string()), "{strategy}: {clue} twice");
             }
+            for r in t["revealed"].as_array().unwrap() {
+                on_board.remove(r[0].as_str().unwrap());
+            }
+            if let Some(o) = t["opponent"].as_str() {
+                on_board.remove(o);
+            }
         }
-        assert!(!given.is_empty(), "{strategy} gave no clue: {g}");
+        assert!(!given.is_empty(), "{strategy} gave no clue: {v}");
     }
-    // Another seed, another board.
-    let other = query(&["play", "--seed", "4", "--json"]).ok().json();
-    assert_ne!(v["board"], other["board"]);
 }
 
 #[test]
@@ -557,4 +621,155 @@ fn eval_reports_both_strategies() {
     for name in ["threshold", "herfindahl", "win rate", "net/clue"] {
         assert!(text.stdout.contains(name), "{}", text.stdout);
     }
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    // `clue-db … | head -1`: the reader goes away; the command stops without a panic, with
+    // success, and says nothing.
+    let runs: [&[&str]; 9] = [
+        &["suggest", "--pos", "apple,lemon", "--neg", "fire"],
+        &["suggest", "--pos", "apple,lemon", "--neg", "fire", "--json"],
+        &["eval", "--games", "1"],
+        &["eval", "--games", "1", "--json"],
+        &["play", "--seed", "3"],
+        &["explain", "fruit", "apple"],
+        &[
+            "guess",
+            "--clue",
+            "fruit",
+            "--count",
+            "0",
+            "--board",
+            "apple,lemon",
+        ],
+        &["info"],
+        &["bench-suggest", "--print-boards", "3"],
+    ];
+    for args in runs {
+        let mut all = args.to_vec();
+        all.extend(["--db", utf8(db())]);
+        let run = clue_db_unread(&all);
+        assert!(
+            run.code == Some(0) && run.stderr.is_empty(),
+            "{args:?}: exit {:?}, stderr:\n{}",
+            run.code,
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn option_checks() {
+    // --top 0 would print nothing: refused.
+    let run = suggest("apple", "fire", &["--top", "0"]).failed();
+    assert!(run.stderr.contains("--top 0"), "{}", run.stderr);
+    // bench-suggest --boards 0: refused before any table header.
+    let run = query(&["bench-suggest", "--boards", "0"]).failed();
+    assert!(run.stderr.contains("--boards 0"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    // An assassin option with no word in it.
+    for empty in [" , ", ""] {
+        let run = query(&["suggest", "--pos", "apple", "--assassin", empty]).failed();
+        assert!(
+            run.stderr.contains("--assassin") && run.stderr.contains("is empty"),
+            "{}",
+            run.stderr
+        );
+    }
+    // guess: a card is never its own clue, whatever its case, nor a word of a multi-word card.
+    for (clue, card) in [("Apple", "apple"), ("ness", "loch ness")] {
+        let run = query(&[
+            "guess",
+            "--clue",
+            clue,
+            "--count",
+            "1",
+            "--board",
+            "apple,lemon,loch ness",
+        ])
+        .failed();
+        assert!(
+            run.stderr.contains("board word") && run.stderr.contains(&format!("{card:?}")),
+            "{}",
+            run.stderr
+        );
+    }
+    // --assassin-margin: documented with its default, refused when it is no margin.
+    let help = clue_db(["suggest", "--help"]).ok();
+    assert!(help.stdout.contains("--assassin-margin"), "{}", help.stdout);
+    assert!(help.stdout.contains("[default: 0.1]"), "{}", help.stdout);
+    for bad in ["--assassin-margin=-1", "--assassin-margin=NaN"] {
+        for cmd in [
+            &["suggest", "--pos", "apple"][..],
+            &["eval", "--games", "1"],
+            &["play"],
+        ] {
+            let mut args = cmd.to_vec();
+            args.push(bad);
+            let run = query(&args).failed();
+            assert!(
+                run.stderr.contains("--assassin-margin"),
+                "{args:?}: {}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn the_assassin_margin_is_the_bar() {
+    // "city" scores 1.0 with new york and 0.97 with egypt: how far the assassin must stay
+    // behind decides whether it is a clue. Every target clears the bar with the margin given,
+    // and threshold takes every card that does.
+    let c = open(db());
+    let (pos, assassin) = (["new york", "apple"], "egypt");
+    let mut answers = Vec::new();
+    for margin in ["0", "0.5"] {
+        for strategy in ["threshold", "herfindahl"] {
+            let v = query(&[
+                "suggest",
+                "--pos",
+                &pos.join(","),
+                "--assassin",
+                assassin,
+                "--strategy",
+                strategy,
+                "--assassin-margin",
+                margin,
+                "--top",
+                "10",
+                "--json",
+            ])
+            .ok()
+            .json();
+            let m: f64 = margin.parse().unwrap();
+            for s in std::iter::once(&v).chain(v["alternatives"].as_array().unwrap()) {
+                let Some(clue) = s["clue"].as_str() else {
+                    continue;
+                };
+                let bar = bar(&c, clue, &[], assassin, m);
+                let targets: Vec<&str> = s["targets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t.as_str().unwrap())
+                    .collect();
+                for p in pos {
+                    let sc = score(&c, clue, p).unwrap_or(0.0);
+                    if targets.contains(&p) {
+                        assert!(sc > bar, "{strategy} {margin}: {clue}/{p} {sc} <= {bar}");
+                    } else if strategy == "threshold" {
+                        assert!(sc <= bar, "{strategy} {margin}: {clue}/{p} {sc} > {bar}");
+                    }
+                }
+            }
+            answers.push((strategy, margin, v));
+        }
+    }
+    // The margin changes threshold's answer on this board.
+    assert_ne!(
+        answers[0].2, answers[2].2,
+        "threshold: margin 0 and 0.5 agree"
+    );
 }
