@@ -97,6 +97,16 @@ CREATE TABLE IF NOT EXISTS scores (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS scores_term ON scores (term, score DESC);
 
+-- Which clue words are inflections of which board words, precomputed by the scores stage so
+-- that queries apply the legality rule without loading inflection tables. Complete for every
+-- clue of `scores` against every form of a covered term (the term, and for a multi-word term
+-- each word and the words joined: "ice cream" -> icecream, ice, cream).
+CREATE TABLE IF NOT EXISTS inflections (
+    form TEXT NOT NULL,  -- a single-word form of a covered term
+    word TEXT NOT NULL,  -- a clue of `scores` that is an inflection of it (or it of the clue)
+    PRIMARY KEY (form, word)
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS term_docs (
     term  TEXT    NOT NULL,
     word  TEXT    NOT NULL,

@@ -5,7 +5,7 @@ use clap::Args;
 use query::game::{self, Answer, PlayParams, Request, Strategy, StrategyKind};
 use query::legality::{Illegal, Legality, NoLexicon};
 use query::store_knowledge::{
-    TextLexicon, check_board, check_covered, normalize_word, parse_assassin, parse_list,
+    StoreLexicon, check_board, check_covered, normalize_word, parse_assassin, parse_list,
 };
 use std::io::Write;
 use std::path::PathBuf;
@@ -135,7 +135,8 @@ impl MarginArg {
 /// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
 pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<Answer> {
     let board = req.board_words();
-    let legality = Legality::new(&board, &TextLexicon);
+    let lexicon = StoreLexicon::new(store)?;
+    let legality = Legality::new(&board, &lexicon);
     let ranked = strategy.suggest(store, req, &legality)?;
     Ok(Answer::new(strategy.name(), ranked))
 }
@@ -308,7 +309,7 @@ pub fn play(a: PlayArgs) -> Result<()> {
         a.seed,
         &strategy,
         &store,
-        &TextLexicon,
+        &StoreLexicon::new(&store)?,
         &PlayParams::default(),
     )?;
     if a.json {
@@ -387,7 +388,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         a.seed,
         &strategies,
         &store,
-        &TextLexicon,
+        &StoreLexicon::new(&store)?,
         &PlayParams::default(),
     )?;
     if a.json {

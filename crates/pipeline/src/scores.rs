@@ -8,7 +8,8 @@
 
 use crate::{progress, record};
 use anyhow::Result;
-use std::collections::HashMap;
+use rayon::prelude::*;
+use std::collections::{BTreeSet, HashMap};
 use store::{Build, ScoreRow};
 
 /// PageRank at which a page's evidence counts fully.
@@ -97,6 +98,49 @@ impl<'i> Best<'i> {
     }
 }
 
+/// Every `(form, word)` where `word` is an inflection of `form` (or `form` of `word`) by
+/// [`text::Inflector::is_inflection_of`]: the `inflections` table. Rather than judging every pair,
+/// a pair is judged only when the two share a key — the word itself, a lemma, an inflected form
+/// or the Porter2 stem — which every pair the rule accepts does (a shared lemma, one a form of
+/// the other, or the same stem), so nothing is missed.
+pub fn inflection_pairs(
+    forms: &BTreeSet<String>,
+    words: &BTreeSet<&str>,
+    inflector: &text::Inflector,
+) -> Vec<(String, String)> {
+    let keys = |w: &str| -> BTreeSet<String> {
+        let mut k: BTreeSet<String> = inflector.lemmas(w).into_iter().collect();
+        k.extend(inflector.forms(w));
+        k.insert(w.to_string());
+        k.insert(format!("#{}", inflector.stem(w)));
+        k
+    };
+    let mut by_key: HashMap<String, Vec<&str>> = HashMap::new();
+    for f in forms {
+        for k in keys(f) {
+            by_key.entry(k).or_default().push(f);
+        }
+    }
+    let mut pairs: Vec<(String, String)> = words
+        .par_iter()
+        .flat_map_iter(|w| {
+            let candidates: BTreeSet<&str> = keys(w)
+                .iter()
+                .filter_map(|k| by_key.get(k))
+                .flatten()
+                .copied()
+                .collect();
+            candidates
+                .into_iter()
+                .filter(|f| inflector.is_inflection_of(w, f))
+                .map(|f| (f.to_string(), w.to_string()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
 pub fn run(build: &Build) -> Result<()> {
     let reader = build.reader();
     let pages = reader.pages()?;
@@ -148,6 +192,20 @@ pub fn run(build: &Build) -> Result<()> {
     }
     build.commit()?;
     pb.finish_and_clear();
+    // The legality rule's inflections, so that queries need no inflection tables.
+    let forms: BTreeSet<String> = reader
+        .terms()?
+        .iter()
+        .flat_map(|t| store::card_forms(t))
+        .collect();
+    let words: BTreeSet<&str> = rows.iter().map(|r| r.clue.as_str()).collect();
+    let pairs = inflection_pairs(&forms, &words, text::Inflector::shared());
+    build.begin()?;
+    build.clear(&["inflections"])?;
+    for (form, word) in &pairs {
+        build.insert_inflection(form, word)?;
+    }
+    build.commit()?;
     let terms_with_clues = rows
         .iter()
         .map(|r| r.term.as_str())
@@ -160,6 +218,7 @@ pub fn run(build: &Build) -> Result<()> {
             ("rows", rows.len().to_string()),
             ("from_counts", counted.to_string()),
             ("terms_with_clues", terms_with_clues.to_string()),
+            ("inflections", pairs.len().to_string()),
             ("formula", format!("min(1, PR/{PR_FULL}) * (1 - {DECAY}^n)")),
         ],
     )
@@ -168,6 +227,60 @@ pub fn run(build: &Build) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keyed search finds exactly the pairs that judging every pair finds.
+    #[test]
+    fn inflection_pairs_are_every_pair_the_rule_accepts() {
+        let i = text::Inflector::shared();
+        let forms: BTreeSet<String> = [
+            "strike", "mouse", "ice", "cream", "icecream", "lead", "bank",
+        ]
+        .map(String::from)
+        .into();
+        let words: BTreeSet<&str> = [
+            "struck",
+            "strikes",
+            "striking",
+            "mice",
+            "mouses",
+            "ices",
+            "creams",
+            "creamy",
+            "led",
+            "leads",
+            "leaded",
+            "banks",
+            "banking",
+            "banker",
+            "fruit",
+            "icecreams",
+            "stricken",
+        ]
+        .into();
+        let brute: Vec<(String, String)> = forms
+            .iter()
+            .flat_map(|f| words.iter().map(move |w| (f.clone(), w.to_string())))
+            .filter(|(f, w)| i.is_inflection_of(w, f))
+            .collect();
+        let found = inflection_pairs(&forms, &words, i);
+        assert_eq!(found, brute);
+        for pair in [
+            ("strike", "struck"),
+            ("mouse", "mice"),
+            ("lead", "led"),
+            ("bank", "banks"),
+        ] {
+            assert!(
+                found.contains(&(pair.0.to_string(), pair.1.to_string())),
+                "{pair:?} in {found:?}"
+            );
+        }
+        assert!(
+            !found
+                .iter()
+                .any(|(_, w)| w == "fruit" || w == "banker" || w == "creamy")
+        );
+    }
 
     #[test]
     fn clues_are_plain_words_never_the_term() {

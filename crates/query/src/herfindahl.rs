@@ -35,7 +35,6 @@
 //! positive weight), and the best `top` of all of them are suggested.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 use crate::Knowledge;
 use crate::cluster::{self, Clustering, DocVectors};
@@ -177,10 +176,10 @@ pub fn min_max(v: &DocVectors) -> Vec<Vec<(u32, f64)>> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BoardScores {
     /// Per positive term, in request order: its clues and their scores.
-    pub pos: Vec<BTreeMap<String, f64>>,
+    pub pos: Vec<threshold::ClueMap>,
     /// Per negative card: its clues and their scores.
-    pub neg: Vec<BTreeMap<String, f64>>,
-    pub assassin: Option<BTreeMap<String, f64>>,
+    pub neg: Vec<threshold::ClueMap>,
+    pub assassin: Option<threshold::ClueMap>,
     pub assassin_margin: f64,
 }
 

@@ -4,6 +4,8 @@
 use crate::Knowledge;
 use crate::legality::Lexicon;
 use anyhow::{Result, bail};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use store::Store;
 
 impl Knowledge for Store<'_> {
@@ -25,6 +27,56 @@ pub struct TextLexicon;
 impl Lexicon for TextLexicon {
     fn is_inflection_of(&self, a: &str, b: &str) -> bool {
         text::Inflector::shared().is_inflection_of(a, b)
+    }
+    fn is_stopword(&self, w: &str) -> bool {
+        text::is_stopword(w)
+    }
+}
+
+/// The legality rule's inflections read from the database (the `inflections` table the scores
+/// stage wrote), so that a query needs no inflection tables: loading those costs ~80 ms, most of
+/// a whole `clue-db suggest`. The table is complete for clues of `scores` against forms of
+/// covered terms ([`store::card_forms`]); any other pair asks [`TextLexicon`].
+pub struct StoreLexicon<'s> {
+    store: &'s Store<'s>,
+    /// The forms the table covers: those of every covered term.
+    forms: HashSet<String>,
+    /// Per form, the clues that are its inflections, read on first use.
+    cache: RefCell<HashMap<String, HashSet<String>>>,
+}
+
+impl<'s> StoreLexicon<'s> {
+    pub fn new(store: &'s Store<'s>) -> Result<StoreLexicon<'s>> {
+        let forms = Store::terms(store)?
+            .iter()
+            .flat_map(|t| store::card_forms(t))
+            .collect();
+        Ok(StoreLexicon {
+            store,
+            forms,
+            cache: RefCell::default(),
+        })
+    }
+
+    /// Whether clue `word` inflects card form `form`, when the table knows; `None` otherwise.
+    fn table_says(&self, form: &str, word: &str) -> Option<bool> {
+        if !self.forms.contains(form) || !self.store.is_clue(word).ok()? {
+            return None;
+        }
+        let mut cache = self.cache.borrow_mut();
+        if !cache.contains_key(form) {
+            let words = self.store.inflections_of(form).ok()?;
+            cache.insert(form.to_string(), words.into_iter().collect());
+        }
+        Some(cache[form].contains(word))
+    }
+}
+
+impl Lexicon for StoreLexicon<'_> {
+    fn is_inflection_of(&self, a: &str, b: &str) -> bool {
+        self.table_says(b, a)
+            .or_else(|| self.table_says(a, b))
+            .unwrap_or_else(|| TextLexicon.is_inflection_of(a, b))
     }
     fn is_stopword(&self, w: &str) -> bool {
         text::is_stopword(w)

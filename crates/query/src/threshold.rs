@@ -13,13 +13,18 @@
 //! Ranking: score descending, then count descending, then the clue alphabetically, so results
 //! are deterministic.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
 use crate::Knowledge;
 use crate::game::{Request, Suggestion};
 use crate::legality::Legality;
+
+/// A card's clues and their scores. Hashed, not ordered: a board looks up thousands of
+/// candidate clues in each card's map, and string-ordered trees spent most of `suggest` in
+/// comparisons (results are sorted with full tie-breaks afterwards, so order never leaks).
+pub type ClueMap = HashMap<String, f64>;
 
 /// Parameters of the threshold strategy.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -50,8 +55,8 @@ impl Default for ThresholdParams {
 /// when it has one (a missing score counts as 0, with no margin).
 pub fn safety_threshold(
     clue: &str,
-    neg: &[BTreeMap<String, f64>],
-    assassin: Option<&BTreeMap<String, f64>>,
+    neg: &[ClueMap],
+    assassin: Option<&ClueMap>,
     assassin_margin: f64,
 ) -> f64 {
     let mut threshold = neg
@@ -66,8 +71,8 @@ pub fn safety_threshold(
 
 /// A term's clues as a map, keeping the maximum when the source repeats a clue and ignoring
 /// scores that are not finite (they cannot be compared).
-pub fn clue_map<K: Knowledge + ?Sized>(k: &K, term: &str) -> anyhow::Result<BTreeMap<String, f64>> {
-    let mut map = BTreeMap::new();
+pub fn clue_map<K: Knowledge + ?Sized>(k: &K, term: &str) -> anyhow::Result<ClueMap> {
+    let mut map = ClueMap::new();
     let clues = k
         .clues_of(term)
         .map_err(|e| e.context(format!("reading the clues of {term:?}")))?;
@@ -110,9 +115,9 @@ pub fn suggest<K: Knowledge + ?Sized>(
 
 /// The strategy on clue maps already read: `pos` pairs each positive term with its clues.
 pub fn rank(
-    pos: &[(String, BTreeMap<String, f64>)],
-    neg: &[BTreeMap<String, f64>],
-    assassin: Option<&BTreeMap<String, f64>>,
+    pos: &[(String, ClueMap)],
+    neg: &[ClueMap],
+    assassin: Option<&ClueMap>,
     legality: &Legality<'_>,
     params: &ThresholdParams,
 ) -> Vec<Suggestion> {
@@ -150,7 +155,7 @@ mod tests {
     use super::*;
     use crate::legality::NoLexicon;
 
-    fn m(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
+    fn m(pairs: &[(&str, f64)]) -> ClueMap {
         pairs.iter().map(|&(c, s)| (c.to_string(), s)).collect()
     }
 

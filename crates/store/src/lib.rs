@@ -14,5 +14,25 @@ pub use read::{Evidence, PageInfo};
 /// Bumped whenever a table or column changes meaning; readers check it.
 pub const SCHEMA_VERSION: i64 = 2;
 
+/// The single-word forms of a card that the legality rule compares inflections against, and
+/// the domain of the `inflections` table: the card itself if it is one word, else the words
+/// joined and each word (`ice cream` -> icecream, ice, cream; hyphens split as spaces do).
+pub fn card_forms(card: &str) -> Vec<String> {
+    let card = card.trim().to_lowercase();
+    let parts: Vec<&str> = card
+        .split(|c: char| c.is_whitespace() || c == '-')
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut forms = match parts.as_slice() {
+        [] => vec![],
+        [one] => vec![one.to_string()],
+        _ => std::iter::once(parts.concat())
+            .chain(parts.iter().map(|p| p.to_string()))
+            .collect(),
+    };
+    forms.dedup();
+    forms
+}
+
 /// The schema, applied to every new database.
 pub const SCHEMA_SQL: &str = include_str!("../../../db/schema.sql");

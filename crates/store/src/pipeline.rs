@@ -167,6 +167,14 @@ impl Build {
         Ok(())
     }
 
+    /// Records that clue `word` is an inflection of card form `form` (see [`crate::card_forms`]).
+    pub fn insert_inflection(&self, form: &str, word: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT OR IGNORE INTO inflections (form, word) VALUES (?1, ?2)")?
+            .execute(params![form, word])?;
+        Ok(())
+    }
+
     pub fn insert_score(&self, s: &ScoreRow) -> Result<()> {
         self.conn
             .prepare_cached(

@@ -36,6 +36,16 @@ impl Store<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The clues that are inflections of `form`, a form of a covered term (see
+    /// [`crate::card_forms`]).
+    pub fn inflections_of(&self, form: &str) -> Result<Vec<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT word FROM inflections WHERE form = ?1")?;
+        let rows = st.query_map([form], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Every `(term, score)` for a clue.
     pub fn terms_of(&self, clue: &str) -> Result<Vec<(String, f64)>> {
         let mut st = self
@@ -101,7 +111,8 @@ impl Store<'_> {
         Ok(st.query_row([id as i64], |r| r.get(0)).optional()?)
     }
 
-    /// Whether `word` appears as a clue at all.
+    /// Whether `word` appears as a clue at all (the words the `inflections` table is complete
+    /// for).
     pub fn is_clue(&self, word: &str) -> Result<bool> {
         let mut st = self
             .conn()

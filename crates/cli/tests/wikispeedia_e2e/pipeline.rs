@@ -485,3 +485,62 @@ fn terms_and_term_pages_rerun_alone_stay_consistent() {
     );
     assert_eq!(tmp_leftovers(dir.path()), Vec::<String>::new());
 }
+
+/// The `inflections` table holds exactly the pairs the legality rule's inflection test accepts:
+/// judged pair by pair for every form of a covered term against every 10th clue and every clue
+/// the table names, and through the lexicon that queries use instead of the inflection tables.
+#[test]
+fn the_inflections_table_is_the_rule() {
+    use query::legality::Lexicon;
+    use query::store_knowledge::{StoreLexicon, TextLexicon};
+    use std::collections::BTreeSet;
+    let c = open(db());
+    let mut st = c.prepare("SELECT form, word FROM inflections").unwrap();
+    let table: BTreeSet<(String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    for pair in [
+        ("bear", "bore"),
+        ("church", "churches"),
+        ("carrot", "carrots"),
+    ] {
+        assert!(table.contains(&(pair.0.into(), pair.1.into())), "{pair:?}");
+    }
+    let forms: BTreeSet<String> = covered(&c)
+        .iter()
+        .flat_map(|t| store::card_forms(t))
+        .collect();
+    let mut st = c
+        .prepare("SELECT DISTINCT clue FROM scores ORDER BY clue")
+        .unwrap();
+    let clues: Vec<String> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut sample: BTreeSet<&str> = clues.iter().step_by(10).map(String::as_str).collect();
+    sample.extend(table.iter().map(|(_, w)| w.as_str()));
+    let mut judged = 0;
+    for f in &forms {
+        for w in &sample {
+            let rule = TextLexicon.is_inflection_of(w, f);
+            assert_eq!(
+                table.contains(&(f.clone(), w.to_string())),
+                rule,
+                "{w} / {f}"
+            );
+            judged += 1;
+        }
+    }
+    assert!(judged > 100_000, "{judged} pairs judged");
+    let store = store::Store::open(db()).unwrap();
+    let lexicon = StoreLexicon::new(&store).unwrap();
+    for (f, w) in table.iter().take(50) {
+        assert!(lexicon.is_inflection_of(w, f) && lexicon.is_inflection_of(f, w));
+    }
+    // Outside the table's domain it asks the inflection tables.
+    assert!(lexicon.is_inflection_of("geese", "goose"));
+    assert!(!lexicon.is_inflection_of("fruit", "apple"));
+}
