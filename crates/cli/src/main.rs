@@ -12,7 +12,7 @@ use std::process::ExitCode;
 /// Plays the spymaster in Codenames from knowledge derived from Wikipedia.
 ///
 /// Build the database once (`make pipeline`, or `clue-db pipeline all --corpus wikispeedia`),
-/// then ask for clues: `clue-db suggest --pos apple,bank --neg fire,ice --assassin death`.
+/// then ask for clues: `clue-db suggest --pos apple,water --neg fire,ice --assassin death`.
 #[derive(Parser)]
 #[command(name = "clue-db", version, propagate_version = true)]
 pub struct Cli {
