@@ -1,4 +1,4 @@
--- clue-db store, schema version 2. Documented table by table in db/README.md.
+-- clue-db store, schema version 3. Documented table by table in db/README.md.
 -- Titles are stored as Wikipedia displays them: spaces, URL-decoded, first letter upper-case.
 -- Terms and clues are lower-case.
 
@@ -99,11 +99,12 @@ CREATE INDEX IF NOT EXISTS scores_term ON scores (term, score DESC);
 
 -- Which clue words are inflections of which board words, precomputed by the scores stage so
 -- that queries apply the legality rule without loading inflection tables. Complete for every
--- clue of `scores` against every form of a covered term (the term, and for a multi-word term
--- each word and the words joined: "ice cream" -> icecream, ice, cream).
+-- clue of `scores` against every form of a term covered when `scores` ran (the term, and for a
+-- multi-word term each word and the words joined: "ice cream" -> icecream, ice, cream); each
+-- such form has a row for itself, which marks it as covered by the table.
 CREATE TABLE IF NOT EXISTS inflections (
     form TEXT NOT NULL,  -- a single-word form of a covered term
-    word TEXT NOT NULL,  -- a clue of `scores` that is an inflection of it (or it of the clue)
+    word TEXT NOT NULL,  -- the form itself, or a clue of `scores` that is an inflection of it
     PRIMARY KEY (form, word)
 ) WITHOUT ROWID;
 

@@ -135,7 +135,7 @@ impl MarginArg {
 /// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
 pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<Answer> {
     let board = req.board_words();
-    let lexicon = StoreLexicon::new(store)?;
+    let lexicon = StoreLexicon::new(store);
     let legality = Legality::new(&board, &lexicon);
     let ranked = strategy.suggest(store, req, &legality)?;
     Ok(Answer::new(strategy.name(), ranked))
@@ -309,7 +309,7 @@ pub fn play(a: PlayArgs) -> Result<()> {
         a.seed,
         &strategy,
         &store,
-        &StoreLexicon::new(&store)?,
+        &StoreLexicon::new(&store),
         &PlayParams::default(),
     )?;
     if a.json {
@@ -388,7 +388,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         a.seed,
         &strategies,
         &store,
-        &StoreLexicon::new(&store)?,
+        &StoreLexicon::new(&store),
         &PlayParams::default(),
     )?;
     if a.json {

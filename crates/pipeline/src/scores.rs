@@ -202,9 +202,17 @@ pub fn run(build: &Build) -> Result<()> {
     let pairs = inflection_pairs(&forms, &words, text::Inflector::shared());
     build.begin()?;
     build.clear(&["inflections"])?;
-    for (form, word) in &pairs {
+    // Every form has a row for itself (a word is an inflection of itself under the rule): it
+    // marks the forms the table was built for, whatever `terms` says after a later re-run.
+    let table: BTreeSet<(&str, &str)> = forms
+        .iter()
+        .map(|f| (f.as_str(), f.as_str()))
+        .chain(pairs.iter().map(|(f, w)| (f.as_str(), w.as_str())))
+        .collect();
+    for (form, word) in &table {
         build.insert_inflection(form, word)?;
     }
+    let inflection_rows = table.len();
     build.commit()?;
     let terms_with_clues = rows
         .iter()
@@ -218,7 +226,7 @@ pub fn run(build: &Build) -> Result<()> {
             ("rows", rows.len().to_string()),
             ("from_counts", counted.to_string()),
             ("terms_with_clues", terms_with_clues.to_string()),
-            ("inflections", pairs.len().to_string()),
+            ("inflections", inflection_rows.to_string()),
             ("formula", format!("min(1, PR/{PR_FULL}) * (1 - {DECAY}^n)")),
         ],
     )

@@ -113,16 +113,11 @@ impl<'a> Legality<'a> {
         let cards = cards
             .iter()
             .map(|c| {
+                // The whole card, then its single-word forms: the same ones the store's
+                // `inflections` table is built for.
                 let whole = c.as_ref().trim().to_lowercase();
-                let parts: Vec<&str> = whole
-                    .split(|ch: char| ch.is_whitespace() || ch == '-')
-                    .filter(|p| !p.is_empty())
-                    .collect();
                 let mut forms = vec![whole.clone()];
-                if parts.len() > 1 {
-                    forms.push(parts.concat());
-                    forms.extend(parts.iter().map(|p| p.to_string()));
-                }
+                forms.extend(store::card_forms(&whole));
                 forms.retain(|f| !f.is_empty());
                 forms.dedup();
                 CardForms { card: whole, forms }

@@ -1,5 +1,6 @@
-//! The production [`Knowledge`]: the SQLite store the pipeline wrote, plus the `text` crate's
-//! inflections and stopwords for the legality rules, and the checks on what users type.
+//! The production [`Knowledge`]: the SQLite store the pipeline wrote; the lexicons of the
+//! legality rules ([`StoreLexicon`] reads inflections from the store, [`TextLexicon`] from the
+//! `text` crate's tables); and the checks on what users type.
 
 use crate::Knowledge;
 use crate::legality::Lexicon;
@@ -35,40 +36,45 @@ impl Lexicon for TextLexicon {
 
 /// The legality rule's inflections read from the database (the `inflections` table the scores
 /// stage wrote), so that a query needs no inflection tables: loading those costs ~80 ms, most of
-/// a whole `clue-db suggest`. The table is complete for clues of `scores` against forms of
-/// covered terms ([`store::card_forms`]); any other pair asks [`TextLexicon`].
+/// a whole `clue-db suggest`. The table is complete for clues of `scores` against the forms it
+/// marks with a row for themselves (those of the terms covered when `scores` ran); any other
+/// pair asks [`TextLexicon`], so the answer is always the rule's.
 pub struct StoreLexicon<'s> {
     store: &'s Store<'s>,
-    /// The forms the table covers: those of every covered term.
-    forms: HashSet<String>,
-    /// Per form, the clues that are its inflections, read on first use.
-    cache: RefCell<HashMap<String, HashSet<String>>>,
+    /// Per card form: the clues that inflect it, or `None` when the table does not cover it.
+    forms: RefCell<HashMap<String, Option<HashSet<String>>>>,
+    /// Per word: whether it is a clue of `scores`.
+    clues: RefCell<HashMap<String, bool>>,
 }
 
 impl<'s> StoreLexicon<'s> {
-    pub fn new(store: &'s Store<'s>) -> Result<StoreLexicon<'s>> {
-        let forms = Store::terms(store)?
-            .iter()
-            .flat_map(|t| store::card_forms(t))
-            .collect();
-        Ok(StoreLexicon {
+    pub fn new(store: &'s Store<'s>) -> StoreLexicon<'s> {
+        StoreLexicon {
             store,
-            forms,
-            cache: RefCell::default(),
-        })
+            forms: RefCell::default(),
+            clues: RefCell::default(),
+        }
     }
 
-    /// Whether clue `word` inflects card form `form`, when the table knows; `None` otherwise.
+    /// Whether clue `word` inflects card form `form`, when the table knows; `None` otherwise
+    /// (and on a read error, which the rule's own tables then answer).
     fn table_says(&self, form: &str, word: &str) -> Option<bool> {
-        if !self.forms.contains(form) || !self.store.is_clue(word).ok()? {
+        let is_clue = *self
+            .clues
+            .borrow_mut()
+            .entry(word.to_string())
+            .or_insert_with(|| self.store.is_clue(word).unwrap_or(false));
+        if !is_clue {
             return None;
         }
-        let mut cache = self.cache.borrow_mut();
-        if !cache.contains_key(form) {
-            let words = self.store.inflections_of(form).ok()?;
-            cache.insert(form.to_string(), words.into_iter().collect());
+        let mut forms = self.forms.borrow_mut();
+        if !forms.contains_key(form) {
+            let words: HashSet<String> =
+                self.store.inflections_of(form).ok()?.into_iter().collect();
+            let covered = words.contains(form).then_some(words);
+            forms.insert(form.to_string(), covered);
         }
-        Some(cache[form].contains(word))
+        forms[form].as_ref().map(|words| words.contains(word))
     }
 }
 
@@ -191,6 +197,43 @@ mod tests {
         assert!(!legality.allows("struck"));
         assert!(!legality.allows("the"));
         assert!(legality.allows("fruit"));
+    }
+
+    /// The store's table answers where it covers the pair, even against the rule (so it is
+    /// read); a form it does not mark, or a word that is no clue, goes to the rule's tables.
+    #[test]
+    fn store_lexicon_reads_the_table_where_it_covers_the_pair() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.sqlite");
+        let b = store::Build::create(&path).unwrap();
+        for clue in ["zebra", "bears", "mice"] {
+            b.insert_score(&store::ScoreRow {
+                clue: clue.into(),
+                term: "bear".into(),
+                score: 0.5,
+                page_id: 1,
+                direction: "clue_page",
+                count: 1,
+                excerpt: None,
+            })
+            .unwrap();
+        }
+        // "bear" is covered by the table; it says zebra (wrongly) and not bears.
+        b.insert_inflection("bear", "bear").unwrap();
+        b.insert_inflection("bear", "zebra").unwrap();
+        b.finish().unwrap();
+        let store = Store::open(&path).unwrap();
+        let lex = StoreLexicon::new(&store);
+        assert!(lex.is_inflection_of("zebra", "bear"), "the table is read");
+        assert!(lex.is_inflection_of("bear", "zebra"), "either way round");
+        assert!(
+            !lex.is_inflection_of("bears", "bear"),
+            "a covered form's missing row means no"
+        );
+        // "mouse" has no row for itself: not covered, the rule's tables answer.
+        assert!(lex.is_inflection_of("mice", "mouse"));
+        // "bearing" is no clue of the database: the rule's tables answer.
+        assert!(lex.is_inflection_of("bearing", "bear"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::cell::Cell;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 /// A database being written. Dropped without [`Build::finish`], its temporary file is deleted
@@ -15,6 +16,8 @@ pub struct Build {
     finished: bool,
     /// Whether the ingest staging tables exist: created once per build, not once per row.
     pub(crate) staging: Cell<bool>,
+    /// The lock that tells other builds this one is alive (see `remove_stale_tmps`).
+    _alive: File,
 }
 
 fn tmp_path(dest: &Path) -> PathBuf {
@@ -26,9 +29,10 @@ fn tmp_path(dest: &Path) -> PathBuf {
     dest.with_file_name(name)
 }
 
-/// Deletes the temporary files of builds whose process is gone (killed before it could clean
-/// up), so they do not pile up beside the database. Liveness is read from `/proc`; where there
-/// is none, nothing is deleted.
+/// Deletes the temporary files of builds that are gone (killed before they could clean up), so
+/// they do not pile up beside the database. A running build holds a lock on its file (see
+/// [`hold`]); a file whose lock can be taken has no build behind it, in any process, container
+/// or host sharing the folder.
 fn remove_stale_tmps(dest: &Path) {
     let (Some(dir), Some(name)) = (dest.parent(), dest.file_name().and_then(|n| n.to_str())) else {
         return;
@@ -38,30 +42,45 @@ fn remove_stale_tmps(dest: &Path) {
     } else {
         dir
     };
-    if !Path::new("/proc/self").exists() {
-        return;
-    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     let prefix = format!("{name}.tmp");
     for entry in entries.flatten() {
         let file = entry.file_name();
-        let Some(pid) = file
+        let ours = file
             .to_str()
             .and_then(|f| f.strip_prefix(&prefix))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if !ours {
+            continue;
+        }
+        let Ok(f) = File::open(entry.path()) else {
             continue;
         };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+        if f.try_lock().is_ok() {
             let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
+/// Locks a build's temporary file for as long as the build runs, so that other builds see it
+/// is alive (advisory `flock`, apart from SQLite's own locks).
+fn hold(tmp: &Path) -> Result<File> {
+    let f = File::open(tmp).with_context(|| format!("opening {}", tmp.display()))?;
+    if f.try_lock().is_err() {
+        bail!(
+            "{}: another build of this database is running in this process",
+            tmp.display()
+        );
+    }
+    Ok(f)
+}
+
 fn tune(conn: &Connection) -> Result<()> {
     // The temporary file is thrown away on failure, so no journal is needed while building.
+    // Sorts bigger than the cache spill to SQLite's temporary directory (`SQLITE_TMPDIR`, else
+    // /var/tmp or /tmp) rather than growing memory with the dump.
     conn.execute_batch(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE;
          PRAGMA cache_size = -262144; PRAGMA foreign_keys = OFF;",
@@ -79,6 +98,7 @@ impl Build {
         let tmp = tmp_path(dest);
         let _ = std::fs::remove_file(&tmp);
         let conn = Connection::open(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        let alive = hold(&tmp)?;
         tune(&conn)?;
         conn.execute_batch(crate::SCHEMA_SQL)
             .context("applying db/schema.sql")?;
@@ -88,6 +108,7 @@ impl Build {
             dest: dest.to_path_buf(),
             finished: false,
             staging: Cell::new(false),
+            _alive: alive,
         };
         build.set_meta("schema_version", &crate::SCHEMA_VERSION.to_string())?;
         Ok(build)
@@ -107,6 +128,7 @@ impl Build {
         std::fs::copy(dest, &tmp)
             .with_context(|| format!("copying {} to {}", dest.display(), tmp.display()))?;
         let conn = Connection::open(&tmp).with_context(|| format!("opening {}", tmp.display()))?;
+        let alive = hold(&tmp)?;
         tune(&conn)?;
         conn.execute_batch(crate::SCHEMA_SQL)
             .context("applying db/schema.sql")?;
@@ -116,6 +138,7 @@ impl Build {
             dest: dest.to_path_buf(),
             finished: false,
             staging: Cell::new(false),
+            _alive: alive,
         })
     }
 
@@ -274,17 +297,19 @@ mod tests {
     fn a_new_build_removes_temporary_files_of_dead_builds_only() {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("t.sqlite");
-        // Past Linux's largest pid (4,194,304): that process cannot be running.
         let dead = dir.path().join("t.sqlite.tmp999999999");
-        // Pid 1 always runs: a build in progress elsewhere is left alone.
-        let live = dir.path().join("t.sqlite.tmp1");
+        let live = dir.path().join("t.sqlite.tmp12345");
         let other = dir.path().join("other.sqlite.tmp999999999");
-        for f in [&dead, &live, &other] {
+        let named_alike = dir.path().join("t.sqlite.tmpnotes");
+        for f in [&dead, &live, &other, &named_alike] {
             std::fs::write(f, b"x").unwrap();
         }
+        // A build in progress (here, in this process) holds its file's lock.
+        let _running = hold(&live).unwrap();
         Build::create(&dest).unwrap().finish().unwrap();
         assert!(!dead.exists(), "a dead build's file is removed");
         assert!(live.exists(), "a running build's file is kept");
         assert!(other.exists(), "another database's files are not touched");
+        assert!(named_alike.exists(), "only NAME.tmp<digits> is a build's");
     }
 }

@@ -150,10 +150,13 @@ impl Build {
         const LOOKUP: &str = "JOIN pages p ON p.ns = x.ns AND p.title = x.title
              LEFT JOIN pages t ON p.redirect_to IS NOT NULL AND t.ns = 0 AND t.title = p.redirect_to
              WHERE p.redirect_to IS NULL OR t.id IS NOT NULL";
+        // Working tables live in the build file itself (on the destination's disk, thrown away
+        // with it on failure), not in SQLite's temporary directory, often a small tmpfs.
         c.execute_batch(&format!(
-            "CREATE TEMP TABLE target_dst (id INTEGER PRIMARY KEY, dst INTEGER NOT NULL, via_redirect INTEGER NOT NULL);
+            "DROP TABLE IF EXISTS target_dst; DROP TABLE IF EXISTS resolved;
+             CREATE TABLE target_dst (id INTEGER PRIMARY KEY, dst INTEGER NOT NULL, via_redirect INTEGER NOT NULL);
              INSERT INTO target_dst SELECT x.id, {DESTINATION} FROM ingest_linktargets x {LOOKUP};
-             CREATE TEMP TABLE resolved AS
+             CREATE TABLE resolved AS
              SELECT x.rowid AS staged_row, x.src AS src, {DESTINATION}
              FROM ingest_links x JOIN pages s ON s.id = x.src {LOOKUP};
              INSERT INTO resolved

@@ -12,7 +12,7 @@ pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
 
 /// Bumped whenever a table or column changes meaning; readers check it.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// The single-word forms of a card that the legality rule compares inflections against, and
 /// the domain of the `inflections` table: the card itself if it is one word, else the words

@@ -10,7 +10,9 @@
 //!
 //! A one-word term WordNet does not know (`pokemon`) has only guessed forms, so the Porter2
 //! stemmer is the fallback: a token WordNet does not know either, with the term's stem, counts
-//! too (`zorbified` for `zorbify`), as [`Inflector::is_inflection_of`] would judge it.
+//! too (`zorbified` for `zorbify`). This is stricter than [`Inflector::is_inflection_of`],
+//! which needs only one of the two words unknown: in running text a known word sharing a stem
+//! (`banks` for a term `bankly`) is far more often another word than an inflection.
 //!
 //! The largest bucket is kept, with the sentence of its first occurrence as the excerpt. So
 //! for "bill" on a page about Microsoft, "Bill Gates" and "Bill Hewlett" are two buckets, and

@@ -668,6 +668,11 @@ impl FetchPages {
             return self.rx.recv().map_err(|_| RecvError::Disconnected);
         };
         loop {
+            // A batch already fetched is taken before a cancel is honoured: it is stored, not
+            // fetched again by the next run.
+            if let Ok(b) = self.rx.try_recv() {
+                return Ok(b);
+            }
             if cancel.load(Ordering::SeqCst) {
                 return Err(RecvError::Cancelled);
             }
