@@ -140,6 +140,16 @@ pub fn count(conn: &Connection, sql: &str) -> i64 {
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
+/// One text column of a query's rows, in their order.
+#[track_caller]
+pub fn column(conn: &Connection, sql: &str) -> Vec<String> {
+    let mut st = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    st.query_map([], |r| r.get(0))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .map(|v| v.unwrap_or_else(|e| panic!("{sql}: {e}")))
+        .collect()
+}
+
 /// One `meta` value.
 #[track_caller]
 pub fn meta(conn: &Connection, key: &str) -> Option<String> {

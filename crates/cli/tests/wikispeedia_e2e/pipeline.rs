@@ -1,7 +1,7 @@
 //! The pipeline's tables on Wikispeedia: coverage, the score formula, inflections, `meta`,
 //! re-running a stage, and a failing stage.
 
-use crate::common::{clue_db, count, inputs, meta, open, tmp_leftovers, utf8, word_count};
+use crate::common::{clue_db, column, count, inputs, meta, open, tmp_leftovers, utf8, word_count};
 use crate::db;
 use rusqlite::Connection;
 use std::collections::HashMap;
@@ -51,13 +51,7 @@ fn uncovered(c: &Connection) -> Vec<String> {
 
 /// The covered terms, sorted.
 fn covered(c: &Connection) -> Vec<String> {
-    let mut st = c
-        .prepare("SELECT term FROM terms WHERE covered = 1 ORDER BY term")
-        .unwrap();
-    st.query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    column(c, "SELECT term FROM terms WHERE covered = 1 ORDER BY term")
 }
 
 /// Runs one stage alone on `db` with the inputs in `inputs`.
@@ -519,14 +513,7 @@ fn the_inflections_table_is_the_rule() {
         .map(|(f, _)| f.clone())
         .collect();
     assert_eq!(marked, forms);
-    let mut st = c
-        .prepare("SELECT DISTINCT clue FROM scores ORDER BY clue")
-        .unwrap();
-    let clues: Vec<String> = st
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let clues = column(&c, "SELECT DISTINCT clue FROM scores ORDER BY clue");
     // The table is complete for clues: every 10th, and every clue it names.
     let clue_set: BTreeSet<&str> = clues.iter().map(String::as_str).collect();
     let mut sample: BTreeSet<&str> = clues.iter().step_by(10).map(String::as_str).collect();

@@ -2,7 +2,7 @@
 //! legality, the threshold rule checked against `scores`, no safe clue, errors), explain,
 //! guess, play and eval.
 
-use crate::common::{Run, clue_db, clue_db_unread, count, open, utf8};
+use crate::common::{Run, clue_db, clue_db_unread, column, count, open, utf8};
 use crate::db;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
@@ -89,16 +89,21 @@ fn keys(v: &Value) -> BTreeSet<&str> {
 }
 
 /// Checks one suggestion (the answer or an alternative) against the board's rules.
+/// A suggestion's targets, in order.
+fn targets(s: &Value) -> Vec<&str> {
+    s["targets"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no targets in {s}"))
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect()
+}
+
 fn check_suggestion(s: &Value, pos: &[&str], board: &[&str]) {
     let clue = s["clue"]
         .as_str()
         .unwrap_or_else(|| panic!("no clue in {s}"));
-    let targets: Vec<&str> = s["targets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap())
-        .collect();
+    let targets = targets(s);
     assert_eq!(s["count"].as_u64(), Some(targets.len() as u64), "{s}");
     assert!(!targets.is_empty(), "{s}");
     let distinct: BTreeSet<&str> = targets.iter().copied().collect();
@@ -192,12 +197,7 @@ fn suggest_json_for_both_strategies() {
             for s in std::iter::once(&v).chain(alts) {
                 let clue = s["clue"].as_str().unwrap();
                 let threshold = threshold_in_db(&c, clue);
-                let targets: BTreeSet<&str> = s["targets"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|t| t.as_str().unwrap())
-                    .collect();
+                let targets: BTreeSet<&str> = targets(s).into_iter().collect();
                 let mut sum = 0.0;
                 for p in POS {
                     let sc = score(&c, clue, p).unwrap_or(0.0);
@@ -231,14 +231,10 @@ fn suggest_without_a_safe_clue() {
     // another card (its only clue above all of them is "engines", an inflection of the board
     // word "engine", hence illegal), so no clue is safe.
     let c = open(db());
-    let mut st = c
-        .prepare("SELECT term FROM terms WHERE covered = 1 AND term <> 'jet' ORDER BY term")
-        .unwrap();
-    let others: Vec<String> = st
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let others = column(
+        &c,
+        "SELECT term FROM terms WHERE covered = 1 AND term <> 'jet' ORDER BY term",
+    );
     assert!(others.len() >= 100);
     let neg = others.join(",");
     let run = suggest("jet", &neg, &["--json"]).ok();
@@ -749,12 +745,7 @@ fn the_assassin_margin_is_the_bar() {
                     continue;
                 };
                 let bar = bar(&c, clue, &[], assassin, m);
-                let targets: Vec<&str> = s["targets"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|t| t.as_str().unwrap())
-                    .collect();
+                let targets = targets(s);
                 for p in pos {
                     let sc = score(&c, clue, p).unwrap_or(0.0);
                     if targets.contains(&p) {
