@@ -4,20 +4,26 @@
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::cell::Cell;
-use std::fs::File;
+use std::fs::{File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// A database being written. Dropped without [`Build::finish`], its temporary file is deleted
 /// and the database at `dest` is untouched.
 pub struct Build {
+    // Declared first so it is dropped (closed) before `file`: closing any descriptor of a file
+    // drops the process's POSIX locks on it, SQLite's included.
     pub(crate) conn: Connection,
     tmp: PathBuf,
     dest: PathBuf,
     finished: bool,
     /// Whether the ingest staging tables exist: created once per build, not once per row.
     pub(crate) staging: Cell<bool>,
-    /// The lock that tells other builds this one is alive (see `remove_stale_tmps`).
-    _alive: File,
+    /// The temporary file this build created (`create_new`) and locked before writing a byte:
+    /// the lock tells other builds it is alive (see `remove_stale_tmps`), and its inode is how
+    /// `finish` knows the file at `tmp` is still this build's work.
+    file: File,
 }
 
 fn tmp_path(dest: &Path) -> PathBuf {
@@ -29,10 +35,19 @@ fn tmp_path(dest: &Path) -> PathBuf {
     dest.with_file_name(name)
 }
 
+/// Whether `path` names the same file (inode) as the open `file`.
+fn same_file(path: &Path, file: &File) -> bool {
+    match (std::fs::symlink_metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
 /// Deletes the temporary files of builds that are gone (killed before they could clean up), so
-/// they do not pile up beside the database. A running build holds a lock on its file (see
-/// [`hold`]); a file whose lock can be taken has no build behind it, in any process, container
-/// or host sharing the folder.
+/// they do not pile up beside the database. A running build holds a lock on its file from the
+/// moment it creates it (see [`create_tmp`]); a file whose lock can be taken has no build
+/// behind it, in any process, container or host sharing the folder. The file is deleted while
+/// its lock is held, and only if the name still points to the file that was locked.
 fn remove_stale_tmps(dest: &Path) {
     let (Some(dir), Some(name)) = (dest.parent(), dest.file_name().and_then(|n| n.to_str())) else {
         return;
@@ -58,23 +73,73 @@ fn remove_stale_tmps(dest: &Path) {
         let Ok(f) = File::open(entry.path()) else {
             continue;
         };
-        if f.try_lock().is_ok() {
+        if f.try_lock().is_ok() && same_file(&entry.path(), &f) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
-/// Locks a build's temporary file for as long as the build runs, so that other builds see it
-/// is alive (advisory `flock`, apart from SQLite's own locks).
-fn hold(tmp: &Path) -> Result<File> {
-    let f = File::open(tmp).with_context(|| format!("opening {}", tmp.display()))?;
-    if f.try_lock().is_err() {
+/// Creates this process's temporary file for `dest` and locks it, before anything is written
+/// to it: a file another build could take for a dead build's is never this build's work. The
+/// file is created new (`O_EXCL`), never reused. A cleaner that opened it in the instant between
+/// creation and lock deletes it while holding the lock; the name then no longer points to the
+/// locked file, and the creation is retried.
+fn create_tmp(dest: &Path) -> Result<(PathBuf, File)> {
+    let tmp = tmp_path(dest);
+    for _ in 0..3 {
+        let file = match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => bail!(
+                "{}: another build of this database is running in this process (its temporary \
+                 file exists and is locked)",
+                tmp.display()
+            ),
+            Err(e) => return Err(e).with_context(|| format!("creating {}", tmp.display())),
+        };
+        // Blocks only while a cleaner holds the lock, for the instant of an unlink.
+        file.lock()
+            .with_context(|| format!("locking {}", tmp.display()))?;
+        if same_file(&tmp, &file) {
+            return Ok((tmp, file));
+        }
+    }
+    bail!(
+        "{}: the temporary file was deleted by another process as soon as it was created, \
+         three times",
+        tmp.display()
+    )
+}
+
+/// Opens the temporary file this build created, by name, for SQLite. Without `SQLITE_OPEN_CREATE`:
+/// if the file is gone, this fails rather than start an empty database in its place.
+fn open_tmp(tmp: &Path, file: &File) -> Result<Connection> {
+    let conn = Connection::open_with_flags(
+        tmp,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .with_context(|| format!("opening {}", tmp.display()))?;
+    if !same_file(tmp, file) {
         bail!(
-            "{}: another build of this database is running in this process",
+            "{}: the temporary file was replaced by another process; nothing written",
             tmp.display()
         );
     }
-    Ok(f)
+    Ok(conn)
+}
+
+/// Runs the first steps of a build, deleting its temporary file (if still its own) when one
+/// fails, before a [`Build`] owns the file and its `Drop` takes over.
+fn discard_on_error<T>(tmp: &Path, file: &File, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let r = f();
+    if r.is_err() && same_file(tmp, file) {
+        let _ = std::fs::remove_file(tmp);
+    }
+    r
 }
 
 fn tune(conn: &Connection) -> Result<()> {
@@ -88,69 +153,165 @@ fn tune(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// Test hook: runs the current thread's hook, if any, at a named moment of a build, so a test
+/// can act (as another build would) at exactly that moment. See also [`pause_for_test`].
+#[cfg(test)]
+mod hook {
+    use std::cell::RefCell;
+    use std::path::Path;
+
+    type Hook = Box<dyn FnMut(&str, &Path)>;
+    thread_local!(static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) });
+
+    pub fn set(f: impl FnMut(&str, &Path) + 'static) {
+        HOOK.with(|h| *h.borrow_mut() = Some(Box::new(f)));
+    }
+
+    pub fn run(point: &str, tmp: &Path) {
+        HOOK.with(|h| {
+            if let Some(f) = h.borrow_mut().as_mut() {
+                f(point, tmp)
+            }
+        });
+    }
+}
+
+/// Debug builds only (what `cargo test` runs): with `CLUE_DB_TEST_PAUSE=POINT` and
+/// `CLUE_DB_TEST_PAUSE_DIR=DIR` set, a build that reaches `POINT` creates `DIR/reached` and
+/// waits until `DIR/go` exists, so an end-to-end test can run another `clue-db` at exactly that
+/// moment (the concurrent-build race of issue 13) instead of hoping a sleep lands there.
+fn pause_for_test(point: &str, tmp: &Path) {
+    #[cfg(test)]
+    hook::run(point, tmp);
+    #[cfg(debug_assertions)]
+    if std::env::var_os("CLUE_DB_TEST_PAUSE").is_some_and(|p| p == point)
+        && let Some(dir) = std::env::var_os("CLUE_DB_TEST_PAUSE_DIR").map(PathBuf::from)
+    {
+        let _ = std::fs::write(dir.join("reached"), tmp.as_os_str().as_encoded_bytes());
+        // Bounded: a test that never says go does not leave a process behind forever.
+        for _ in 0..6000 {
+            if dir.join("go").exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+    #[cfg(not(any(test, debug_assertions)))]
+    let _ = (point, tmp);
+}
+
 impl Build {
     /// Starts a new, empty database that will replace `dest`.
     pub fn create(dest: &Path) -> Result<Build> {
         if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        remove_stale_tmps(dest);
-        let tmp = tmp_path(dest);
-        let _ = std::fs::remove_file(&tmp);
-        let conn = Connection::open(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        let alive = hold(&tmp)?;
-        tune(&conn)?;
-        conn.execute_batch(crate::SCHEMA_SQL)
-            .context("applying db/schema.sql")?;
+        let dest = dest.to_path_buf();
+        remove_stale_tmps(&dest);
+        let (tmp, file) = create_tmp(&dest)?;
+        let conn = discard_on_error(&tmp, &file, || {
+            pause_for_test("created", &tmp);
+            let conn = open_tmp(&tmp, &file)?;
+            tune(&conn)?;
+            conn.execute_batch(crate::SCHEMA_SQL)
+                .context("applying db/schema.sql")?;
+            Ok(conn)
+        })?;
         let build = Build {
             conn,
             tmp,
-            dest: dest.to_path_buf(),
+            dest,
             finished: false,
             staging: Cell::new(false),
-            _alive: alive,
+            file,
         };
         build.set_meta("schema_version", &crate::SCHEMA_VERSION.to_string())?;
         Ok(build)
     }
 
-    /// Starts a change to the existing database at `dest`, on a copy of it.
+    /// Starts a change to the existing database at `dest`, on a copy of it. The copy goes into
+    /// a file this build has just created and locked, so no other build can take it for a dead
+    /// one's and delete it meanwhile.
     pub fn update(dest: &Path) -> Result<Build> {
+        let dest = dest.to_path_buf();
         if !dest.exists() {
             bail!(
                 "{}: no database here (run `clue-db ingest` or `make pipeline` first)",
                 dest.display()
             );
         }
-        check_version(dest)?;
-        remove_stale_tmps(dest);
-        let tmp = tmp_path(dest);
-        std::fs::copy(dest, &tmp)
-            .with_context(|| format!("copying {} to {}", dest.display(), tmp.display()))?;
-        let conn = Connection::open(&tmp).with_context(|| format!("opening {}", tmp.display()))?;
-        let alive = hold(&tmp)?;
-        tune(&conn)?;
-        conn.execute_batch(crate::SCHEMA_SQL)
-            .context("applying db/schema.sql")?;
-        Ok(Build {
+        check_version(&dest)?;
+        remove_stale_tmps(&dest);
+        let (tmp, file) = create_tmp(&dest)?;
+        let conn = discard_on_error(&tmp, &file, || {
+            let mut src =
+                File::open(&dest).with_context(|| format!("opening {}", dest.display()))?;
+            std::io::copy(&mut src, &mut &file)
+                .with_context(|| format!("copying {} to {}", dest.display(), tmp.display()))?;
+            pause_for_test("copied", &tmp);
+            let conn = open_tmp(&tmp, &file)?;
+            tune(&conn)?;
+            conn.execute_batch(crate::SCHEMA_SQL)
+                .context("applying db/schema.sql")?;
+            Ok(conn)
+        })?;
+        let build = Build {
             conn,
             tmp,
-            dest: dest.to_path_buf(),
+            dest,
             finished: false,
             staging: Cell::new(false),
-            _alive: alive,
-        })
+            file,
+        };
+        build.check_work("copying the database")?;
+        Ok(build)
     }
 
-    /// Writes the database to disk and moves it into place.
+    /// Fails unless the temporary file is still this build's, holding a clue-db database: a
+    /// build that finds its work gone says so instead of renaming something else into place.
+    fn check_work(&self, when: &str) -> Result<()> {
+        if !same_file(&self.tmp, &self.file) {
+            bail!(
+                "{}: this build's temporary file was deleted or replaced by another process \
+                 (after {when}); {} is left as it was",
+                self.tmp.display(),
+                self.dest.display()
+            );
+        }
+        let version = self
+            .meta("schema_version")
+            .with_context(|| format!("{}: reading schema_version", self.tmp.display()))?;
+        if version.as_deref() != Some(crate::SCHEMA_VERSION.to_string().as_str()) {
+            bail!(
+                "{}: this build's temporary file has lost its schema_version (after {when}); \
+                 {} is left as it was",
+                self.tmp.display(),
+                self.dest.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes the database to disk and moves it into place, once it has checked the work is
+    /// still there.
     pub fn finish(mut self) -> Result<()> {
         self.conn
             .execute_batch("ANALYZE;")
             .context("analysing the new database")?;
+        self.check_work("the last stage")?;
         let conn = std::mem::replace(&mut self.conn, Connection::open_in_memory()?);
         conn.close()
             .map_err(|(_, e)| e)
-            .context("closing the new database")?;
+            .with_context(|| format!("closing {}", self.tmp.display()))?;
+        pause_for_test("closed", &self.tmp);
+        if !same_file(&self.tmp, &self.file) {
+            bail!(
+                "{}: this build's temporary file was deleted or replaced by another process \
+                 before it could be moved into place; {} is left as it was",
+                self.tmp.display(),
+                self.dest.display()
+            );
+        }
         std::fs::rename(&self.tmp, &self.dest)
             .with_context(|| format!("moving {} to {}", self.tmp.display(), self.dest.display()))?;
         self.finished = true;
@@ -200,7 +361,8 @@ impl Build {
 
 impl Drop for Build {
     fn drop(&mut self) {
-        if !self.finished {
+        // Only this build's own file: another process's file at the same name is not ours.
+        if !self.finished && same_file(&self.tmp, &self.file) {
             let _ = std::fs::remove_file(&self.tmp);
         }
     }
@@ -305,11 +467,110 @@ mod tests {
             std::fs::write(f, b"x").unwrap();
         }
         // A build in progress (here, in this process) holds its file's lock.
-        let _running = hold(&live).unwrap();
+        let running = File::open(&live).unwrap();
+        running.try_lock().unwrap();
         Build::create(&dest).unwrap().finish().unwrap();
         assert!(!dead.exists(), "a dead build's file is removed");
         assert!(live.exists(), "a running build's file is kept");
         assert!(other.exists(), "another database's files are not touched");
         assert!(named_alike.exists(), "only NAME.tmp<digits> is a build's");
+    }
+
+    /// A finished database at `dir/t.sqlite` with one marker in `meta`.
+    fn existing(dir: &Path) -> PathBuf {
+        let dest = dir.join("t.sqlite");
+        let b = Build::create(&dest).unwrap();
+        b.set_meta("marker", "kept").unwrap();
+        b.finish().unwrap();
+        dest
+    }
+
+    fn marker(dest: &Path) -> Option<String> {
+        Store::open(dest).unwrap().meta("marker").unwrap()
+    }
+
+    /// Issue 13, item 1: another build started while this one copies the database cleans up
+    /// "stale" temporary files. This build's file is locked before the copy, so the cleaner
+    /// leaves it, and the update lands on the copy, not on an empty file.
+    #[test]
+    fn a_concurrent_build_cleaning_up_during_the_copy_cannot_take_this_builds_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = existing(dir.path());
+        let cleaner_dest = dest.clone();
+        hook::set(move |point, tmp| {
+            if point == "copied" {
+                // Exactly what another build does first (`Build::create` / `Build::update`).
+                remove_stale_tmps(&cleaner_dest);
+                assert!(tmp.exists(), "the cleaner removed a running build's file");
+            }
+        });
+        let b = Build::update(&dest).unwrap();
+        hook::set(|_, _| {});
+        b.set_meta("stage", "done").unwrap();
+        b.finish().unwrap();
+        let store = Store::open(&dest).unwrap();
+        assert_eq!(store.meta("marker").unwrap().as_deref(), Some("kept"));
+        assert_eq!(store.meta("stage").unwrap().as_deref(), Some("done"));
+    }
+
+    /// A build whose temporary file is deleted (by hand, or a cleaner not following the lock)
+    /// fails loudly at whatever moment it notices, and the database stays as it was; it never
+    /// opens a new empty file in its place.
+    #[test]
+    fn a_build_whose_file_is_deleted_fails_and_leaves_the_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = existing(dir.path());
+
+        // During the copy: SQLite must not create a new, empty file at the name.
+        hook::set(|point, tmp| {
+            if point == "copied" {
+                std::fs::remove_file(tmp).unwrap();
+            }
+        });
+        let err = Build::update(&dest).err().expect("update must fail");
+        hook::set(|_, _| {});
+        assert!(format!("{err:#}").contains(".tmp"), "{err:#}");
+        assert_eq!(marker(&dest).as_deref(), Some("kept"));
+
+        // During a stage: `finish` notices before the rename.
+        let b = Build::update(&dest).unwrap();
+        b.set_meta("marker", "changed").unwrap();
+        std::fs::remove_file(&b.tmp).unwrap();
+        let err = b.finish().unwrap_err();
+        assert!(
+            format!("{err:#}").contains("deleted or replaced"),
+            "{err:#}"
+        );
+        assert_eq!(marker(&dest).as_deref(), Some("kept"));
+    }
+
+    /// A file put in place of this build's (another process's, at the same name) is neither
+    /// opened as this build's work nor renamed into place nor deleted.
+    #[test]
+    fn a_build_whose_file_is_replaced_fails_and_leaves_both_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = existing(dir.path());
+        hook::set(|point, tmp| {
+            if point == "copied" {
+                std::fs::remove_file(tmp).unwrap();
+                std::fs::write(tmp, b"").unwrap();
+            }
+        });
+        let err = Build::update(&dest).err().expect("update must fail");
+        hook::set(|_, _| {});
+        assert!(format!("{err:#}").contains("replaced"), "{err:#}");
+        assert_eq!(marker(&dest).as_deref(), Some("kept"));
+        let tmp = tmp_path(&dest);
+        assert!(tmp.exists(), "the other process's file is not deleted");
+        std::fs::remove_file(&tmp).unwrap();
+
+        let b = Build::update(&dest).unwrap();
+        b.set_meta("marker", "changed").unwrap();
+        std::fs::remove_file(&b.tmp).unwrap();
+        std::fs::write(&b.tmp, b"someone else's").unwrap();
+        let tmp = b.tmp.clone();
+        assert!(b.finish().is_err());
+        assert_eq!(marker(&dest).as_deref(), Some("kept"));
+        assert_eq!(std::fs::read(&tmp).unwrap(), b"someone else's");
     }
 }

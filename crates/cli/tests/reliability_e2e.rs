@@ -1,0 +1,130 @@
+//! End-to-end tests of what RELIABILITY.md promises about the database file: a build never
+//! replaces it with anything but a whole, finished database, whatever another `clue-db` does
+//! meanwhile, and `--db` naming something that is not a database file is refused up front
+//! (issue 13, items 1, 5 and 7).
+
+mod common;
+
+use common::{clue_db, count, enwiki_sample, meta, open, utf8};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A database of the enwiki XML excerpt (206 pages) at `dir/X.sqlite`.
+fn small_db(dir: &Path) -> PathBuf {
+    let db = dir.join("X.sqlite");
+    clue_db([
+        "ingest",
+        "--format",
+        "xml",
+        utf8(&enwiki_sample()),
+        "--db",
+        utf8(&db),
+    ])
+    .ok();
+    db
+}
+
+/// Starts `clue-db ARGS` in the background from the repository root, with `env` set.
+fn spawn(args: &[&str], env: &[(&str, &Path)]) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clue-db"));
+    cmd.args(args)
+        .current_dir(common::repo_root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("starting clue-db")
+}
+
+/// Waits for `child` at most `limit` (a bound so a hang fails the test instead of blocking the
+/// suite; nothing here asserts on how long anything takes). Kills it and returns `None` if it
+/// is still running by then.
+fn wait_bounded(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let step = Duration::from_millis(20);
+    let mut waited = Duration::ZERO;
+    while waited < limit {
+        if let Some(status) = child.try_wait().expect("waiting for clue-db") {
+            return Some(status);
+        }
+        std::thread::sleep(step);
+        waited += step;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+fn stderr_of(child: Child) -> String {
+    let out = child.wait_with_output().expect("reading clue-db's output");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Item 1: `pipeline pagerank` is held (by a debug-build hook) right after it copied the
+/// database into its temporary file; another `clue-db` on the same `--db`, one that fails, runs
+/// to its end meanwhile, cleaning up what it takes for dead builds' files. Before the fix the
+/// copy was not yet locked, the second run deleted it, and the first opened a new empty file
+/// there, exited 0 and renamed it over the database (no `schema_version`, no pages).
+#[test]
+fn a_concurrent_failing_build_does_not_replace_the_database_with_an_empty_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let pages = count(&open(&db), "SELECT count(*) FROM pages");
+    let gate = dir.path().join("gate");
+    std::fs::create_dir(&gate).unwrap();
+
+    let mut first = spawn(
+        &["pipeline", "pagerank", "--db", utf8(&db)],
+        &[
+            ("CLUE_DB_TEST_PAUSE", Path::new("copied")),
+            ("CLUE_DB_TEST_PAUSE_DIR", &gate),
+        ],
+    );
+    // Wait (bounded) until the first build is held just after its copy.
+    let mut held = false;
+    for _ in 0..3000 {
+        if gate.join("reached").exists() {
+            held = true;
+            break;
+        }
+        if first.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(held, "the first build never reached its pause point");
+
+    let second = clue_db([
+        "ingest",
+        "--format",
+        "xml",
+        "/nonexistent.xml",
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(
+        second.stderr.contains("nonexistent.xml"),
+        "{}",
+        second.stderr
+    );
+
+    std::fs::write(gate.join("go"), b"").unwrap();
+    let status = wait_bounded(&mut first, Duration::from_secs(120)).expect("first build hung");
+    let stderr = stderr_of(first);
+    let c = open(&db);
+    assert_eq!(
+        meta(&c, "schema_version").as_deref(),
+        Some(store::SCHEMA_VERSION.to_string().as_str()),
+        "the database lost its schema_version; first build: {status:?}\n{stderr}"
+    );
+    assert_eq!(count(&c, "SELECT count(*) FROM pages"), pages);
+    // The first build either finished its work on the real copy or failed loudly.
+    if status.success() {
+        assert!(meta(&c, "pagerank.seconds").is_some(), "{stderr}");
+    } else {
+        assert!(stderr.contains("temporary file"), "{stderr}");
+    }
+    assert!(common::tmp_leftovers(dir.path()).is_empty());
+}
