@@ -43,6 +43,56 @@ fn same_file(path: &Path, file: &File) -> bool {
     }
 }
 
+/// Where a build of `--db dest` writes, checked before anything is written: `dest` itself when
+/// it is a regular file or absent; the file a symlink points to (the link stays a link, as
+/// `sqlite3` and editors treat links); anything else (a directory, a device such as
+/// `/dev/null`, a FIFO, a socket) is refused, since renaming over it would replace it.
+fn resolve_dest(dest: &Path) -> Result<PathBuf> {
+    let meta = match std::fs::symlink_metadata(dest) {
+        Ok(m) => m,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(dest.to_path_buf()),
+        Err(e) => return Err(e).with_context(|| format!("examining {}", dest.display())),
+    };
+    if meta.file_type().is_symlink() {
+        let target = std::fs::canonicalize(dest).with_context(|| {
+            format!(
+                "{}: a symbolic link to nothing; --db takes a database file or a link to one",
+                dest.display()
+            )
+        })?;
+        check_regular(&target, &std::fs::metadata(&target)?)?;
+        return Ok(target);
+    }
+    check_regular(dest, &meta)?;
+    Ok(dest.to_path_buf())
+}
+
+/// Refuses what is not a regular file, by name, before it is opened: opening a FIFO blocks
+/// until a writer comes, and a build would rename over a device or a directory.
+fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    let ft = meta.file_type();
+    let what = if ft.is_file() {
+        return Ok(());
+    } else if ft.is_dir() {
+        "a directory"
+    } else {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            "a FIFO"
+        } else if ft.is_char_device() || ft.is_block_device() {
+            "a device"
+        } else if ft.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        }
+    };
+    bail!(
+        "{} is {what}; --db takes a database file (e.g. db/clues.sqlite)",
+        path.display()
+    )
+}
+
 /// Deletes the temporary files of builds that are gone (killed before they could clean up), so
 /// they do not pile up beside the database. A running build holds a lock on its file from the
 /// moment it creates it (see [`create_tmp`]); a file whose lock can be taken has no build
@@ -206,7 +256,7 @@ impl Build {
         if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        let dest = dest.to_path_buf();
+        let dest = resolve_dest(dest)?;
         remove_stale_tmps(&dest);
         let (tmp, file) = create_tmp(&dest)?;
         let conn = discard_on_error(&tmp, &file, || {
@@ -233,7 +283,7 @@ impl Build {
     /// a file this build has just created and locked, so no other build can take it for a dead
     /// one's and delete it meanwhile.
     pub fn update(dest: &Path) -> Result<Build> {
-        let dest = dest.to_path_buf();
+        let dest = resolve_dest(dest)?;
         if !dest.exists() {
             bail!(
                 "{}: no database here (run `clue-db ingest` or `make pipeline` first)",
@@ -413,12 +463,10 @@ impl Store<'static> {
                 path.display()
             );
         }
-        if path.is_dir() {
-            bail!(
-                "{} is a directory; --db takes the database file (e.g. db/clues.sqlite)",
-                path.display()
-            );
-        }
+        // Follows a symlink; refuses a FIFO (opening one blocks), a device, a directory.
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("examining {}", path.display()))?;
+        check_regular(path, &meta)?;
         check_version(path)?;
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .with_context(|| format!("opening {}", path.display()))?;
@@ -572,5 +620,41 @@ mod tests {
         assert!(b.finish().is_err());
         assert_eq!(marker(&dest).as_deref(), Some("kept"));
         assert_eq!(std::fs::read(&tmp).unwrap(), b"someone else's");
+    }
+
+    /// Issue 13, item 5: `--db` naming a symlink builds its target and keeps the link; a
+    /// directory is refused before anything is built.
+    #[test]
+    fn a_build_follows_a_symlink_and_refuses_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = existing(dir.path());
+        let link = dir.path().join("link.sqlite");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let b = Build::update(&link).unwrap();
+        b.set_meta("via", "link").unwrap();
+        b.finish().unwrap();
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(
+            Store::open(&real).unwrap().meta("via").unwrap().as_deref(),
+            Some("link")
+        );
+
+        let folder = dir.path().join("folder");
+        std::fs::create_dir(&folder).unwrap();
+        let err = Build::create(&folder)
+            .err()
+            .expect("a directory is refused");
+        assert!(format!("{err:#}").contains("is a directory"), "{err:#}");
+        assert!(folder.is_dir());
+        let dangling = dir.path().join("dangling.sqlite");
+        std::os::unix::fs::symlink(dir.path().join("nothing"), &dangling).unwrap();
+        assert!(Build::create(&dangling).is_err());
+        assert!(
+            dangling
+                .symlink_metadata()
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
     }
 }
