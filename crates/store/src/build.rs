@@ -193,7 +193,8 @@ fn discard_on_error<T>(tmp: &Path, file: &File, f: impl FnOnce() -> Result<T>) -
 }
 
 fn tune(conn: &Connection) -> Result<()> {
-    // The temporary file is thrown away on failure, so no journal is needed while building.
+    // The temporary file is thrown away on failure, so no journal is needed while building;
+    // `finish` syncs it once, whole, before the rename (see RELIABILITY.md).
     // Sorts bigger than the cache spill to SQLite's temporary directory (`SQLITE_TMPDIR`, else
     // /var/tmp or /tmp) rather than growing memory with the dump.
     conn.execute_batch(
@@ -342,8 +343,9 @@ impl Build {
         Ok(())
     }
 
-    /// Writes the database to disk and moves it into place, once it has checked the work is
-    /// still there.
+    /// Writes the database to disk and moves it into place: checks the work is still there,
+    /// syncs the file, renames it over `dest`, and syncs the folder, so that after `finish`
+    /// returns a power loss leaves the new database, and before it, the old one.
     pub fn finish(mut self) -> Result<()> {
         self.conn
             .execute_batch("ANALYZE;")
@@ -362,9 +364,16 @@ impl Build {
                 self.dest.display()
             );
         }
+        self.file
+            .sync_all()
+            .with_context(|| format!("syncing {} to disk", self.tmp.display()))?;
+        pause_for_test("synced", &self.tmp);
         std::fs::rename(&self.tmp, &self.dest)
             .with_context(|| format!("moving {} to {}", self.tmp.display(), self.dest.display()))?;
         self.finished = true;
+        pause_for_test("renamed", &self.dest);
+        sync_dir(&self.dest)?;
+        pause_for_test("folder synced", &self.dest);
         Ok(())
     }
 
@@ -416,6 +425,17 @@ impl Drop for Build {
             let _ = std::fs::remove_file(&self.tmp);
         }
     }
+}
+
+/// Syncs the folder holding `path`, so that a rename into it survives a power loss.
+fn sync_dir(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("syncing {} to disk", dir.display()))
 }
 
 fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>> {
@@ -620,6 +640,24 @@ mod tests {
         assert!(b.finish().is_err());
         assert_eq!(marker(&dest).as_deref(), Some("kept"));
         assert_eq!(std::fs::read(&tmp).unwrap(), b"someone else's");
+    }
+
+    /// Issue 13, item 8: the new file is synced before the rename and its folder after, so a
+    /// power loss leaves the old database or the new one, never a renamed, half-written file.
+    #[test]
+    fn finish_syncs_the_file_before_the_rename_and_the_folder_after() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("t.sqlite");
+        let b = Build::create(&dest).unwrap();
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = seen.clone();
+        hook::set(move |point, _| log.borrow_mut().push(point.to_string()));
+        b.finish().unwrap();
+        hook::set(|_, _| {});
+        assert_eq!(
+            *seen.borrow(),
+            ["closed", "synced", "renamed", "folder synced"]
+        );
     }
 
     /// Issue 13, item 5: `--db` naming a symlink builds its target and keeps the link; a
