@@ -53,8 +53,19 @@ pub struct ApiOptions {
     pub batch_size: usize,
     /// Wait before the first retry; doubled for each further retry.
     pub backoff: Duration,
-    /// Cap on any single wait, including a server's `Retry-After`.
+    /// Cap on any single wait. A server whose `Retry-After` asks for longer is given up on at
+    /// once rather than retried early (impolite) or waited for (a page taking ten minutes).
     pub max_backoff: Duration,
+    /// Time budget of one request, retries and waits included: a retry whose wait would pass
+    /// it is not made, and the request fails.
+    pub retry_budget: Duration,
+    /// Largest response body read (default [`crate::limits::MAX_RESPONSE_BYTES`]); a larger
+    /// one fails the request, naming the cap, instead of being held in memory whole.
+    pub max_response_bytes: u64,
+    /// Most `continue` rounds followed for one query (default
+    /// [`crate::limits::MAX_CONTINUATIONS`]): a server sending a new token every time would
+    /// otherwise be followed forever.
+    pub max_continuations: usize,
     /// Set from outside (a Ctrl-C handler) to stop [`ApiClient::fetch_pages`]: its iterator
     /// ends with [`Error::Interrupted`] within a tenth of a second, even while a request hangs.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -72,6 +83,9 @@ impl Default for ApiOptions {
             batch_size: 20,
             backoff: Duration::from_secs(1),
             max_backoff: Duration::from_secs(120),
+            retry_budget: Duration::from_secs(300),
+            max_response_bytes: crate::limits::MAX_RESPONSE_BYTES,
+            max_continuations: crate::limits::MAX_CONTINUATIONS,
             cancel: None,
         }
     }
@@ -172,6 +186,12 @@ impl ApiClient {
             message,
         };
         let base = Url::parse(base_url).map_err(|e| http_err(format!("bad base URL: {e}")))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(http_err(format!(
+                "the endpoint must be an http:// or https:// URL, not {}:",
+                base.scheme()
+            )));
+        }
         if options.concurrency == 0 || options.batch_size == 0 {
             return Err(http_err(
                 "concurrency and batch_size must be at least 1".into(),
@@ -181,6 +201,7 @@ impl ApiClient {
         // process. A second install fails harmlessly when one is already there.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = Client::builder()
+            .redirect(same_origin_redirects())
             .user_agent(options.user_agent.clone())
             .timeout(options.timeout)
             .connect_timeout(options.timeout)
@@ -435,6 +456,7 @@ impl ApiClient {
         mut f: impl FnMut(Query) -> Result<bool>,
     ) -> Result<()> {
         let mut cont: Vec<(String, String)> = Vec::new();
+        let mut rounds = 0usize;
         loop {
             let mut all: Vec<(String, String)> = params
                 .iter()
@@ -464,6 +486,17 @@ impl ApiClient {
                     message: "the API repeated its `continue` values; stopping".into(),
                 });
             }
+            rounds += 1;
+            let cap = self.inner.options.max_continuations;
+            if rounds > cap {
+                return Err(Error::Http {
+                    url: url.to_string(),
+                    message: format!(
+                        "more than {cap} `continue` rounds for one query (cap \
+                         --api-max-continue): the server keeps sending new tokens; stopping"
+                    ),
+                });
+            }
             cont = next;
         }
     }
@@ -485,14 +518,34 @@ impl ApiClient {
             }
         }
         let mut retries = 0;
+        let start = std::time::Instant::now();
         loop {
             let message = match self.attempt(&url) {
                 Ok(response) => return Ok((url, response)),
-                Err(Failure::Retry { wait, .. }) if retries < opts.max_retries => {
-                    let wait = wait.unwrap_or_else(|| backoff(opts.backoff, retries));
-                    std::thread::sleep(wait.min(opts.max_backoff));
-                    retries += 1;
-                    continue;
+                Err(Failure::Retry {
+                    wait: Some(asked),
+                    message,
+                }) if asked > opts.max_backoff => format!(
+                    "{message}; the server asks to wait {} s (Retry-After), more than the \
+                     {} s cap on one wait: giving up (after {retries} retries)",
+                    asked.as_secs(),
+                    opts.max_backoff.as_secs()
+                ),
+                Err(Failure::Retry { wait, message }) if retries < opts.max_retries => {
+                    let wait = wait
+                        .unwrap_or_else(|| backoff(opts.backoff, retries))
+                        .min(opts.max_backoff);
+                    if start.elapsed() + wait > opts.retry_budget {
+                        format!(
+                            "{message} (gave up after {retries} retries: the next wait would \
+                             pass the {:?} budget of one request)",
+                            opts.retry_budget
+                        )
+                    } else {
+                        std::thread::sleep(wait);
+                        retries += 1;
+                        continue;
+                    }
                 }
                 Err(Failure::Retry { message, .. }) => {
                     format!("{message} (gave up after {retries} retries)")
@@ -519,7 +572,29 @@ impl ApiClient {
         if !status.is_success() {
             return Err(Failure::Fatal(format!("HTTP {status}")));
         }
-        let body = response.bytes().map_err(transport)?;
+        let cap = self.inner.options.max_response_bytes;
+        let too_big = |n: String| {
+            Failure::Fatal(format!(
+                "HTTP {status}: a response of {n} bytes, larger than the cap of {} \
+                 (ApiOptions::max_response_bytes)",
+                crate::limits::show(cap)
+            ))
+        };
+        if let Some(n) = response.content_length().filter(|&n| n > cap) {
+            return Err(too_big(n.to_string()));
+        }
+        let mut body = Vec::new();
+        let mut response = response;
+        (&mut response)
+            .take(cap + 1)
+            .read_to_end(&mut body)
+            .map_err(|e| Failure::Retry {
+                message: format!("reading the response: {e}"),
+                wait: None,
+            })?;
+        if body.len() as u64 > cap {
+            return Err(too_big(format!("more than {cap}")));
+        }
         let parsed: Response = serde_json::from_slice(&body).map_err(|e| {
             let start = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
             Failure::Fatal(format!("HTTP {status}: not API JSON ({e}): {start:?}"))
@@ -539,8 +614,40 @@ impl ApiClient {
     }
 }
 
+/// Follows redirects within the endpoint's origin (scheme, host and port) only, ten at most:
+/// a redirect elsewhere would store another host's text under this endpoint's name.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let Some(first) = attempt.previous().first() else {
+            return attempt.follow();
+        };
+        if attempt.url().origin() != first.origin() {
+            let message = format!(
+                "redirected to another host ({}); only redirects within {} are followed",
+                attempt.url().origin().ascii_serialization(),
+                first.origin().ascii_serialization()
+            );
+            attempt.error(message)
+        } else if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects (a redirect loop?)")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
 /// Transport failures (timeouts, refused or reset connections, cut bodies) may pass: retry.
+/// A refused redirect or a request that cannot be built will not: fail at once.
 fn transport(e: reqwest::Error) -> Failure {
+    if e.is_redirect() || e.is_builder() {
+        let mut message = format!("{e}");
+        let mut source = std::error::Error::source(&e);
+        while let Some(s) = source {
+            message.push_str(&format!(": {s}"));
+            source = s.source();
+        }
+        return Failure::Fatal(message);
+    }
     let kind = if e.is_timeout() {
         "timed out"
     } else if e.is_connect() {

@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::io::{Progress, open};
+use crate::io::{Progress, open, read_line_capped};
+use crate::limits::{MAX_PAGE_BYTES, show};
 use crate::title::normalize;
 use crate::{Error, Page, Position, Result};
 
@@ -107,10 +108,17 @@ impl Docs {
             return Ok(true);
         }
         self.line.clear();
-        let n = self
-            .input
-            .read_until(b'\n', &mut self.line)
-            .map_err(|e| self.error(self.line_no + 1, format!("reading: {e}")))?;
+        let n = read_line_capped(&mut *self.input, &mut self.line, MAX_PAGE_BYTES)
+            .map_err(|e| self.error(self.line_no + 1, format!("reading: {e}")))?
+            .ok_or_else(|| {
+                self.error(
+                    self.line_no + 1,
+                    format!(
+                        "line longer than {} (cap wiki::limits::MAX_PAGE_BYTES on a page)",
+                        show(MAX_PAGE_BYTES)
+                    ),
+                )
+            })?;
         self.line_no += u64::from(n > 0);
         Ok(n > 0)
     }
@@ -151,10 +159,19 @@ impl Docs {
         self.body.clear();
         loop {
             let start = self.body.len();
-            let n = self
-                .input
-                .read_until(b'\n', &mut self.body)
-                .map_err(|e| self.error(self.line_no + 1, format!("reading: {e}")))?;
+            let n = read_line_capped(&mut *self.input, &mut self.body, MAX_PAGE_BYTES)
+                .map_err(|e| self.error(self.line_no + 1, format!("reading: {e}")))?
+                .ok_or_else(|| {
+                    let title: String = raw_title.chars().take(200).collect();
+                    self.error(
+                        header_line,
+                        format!(
+                            "<doc id=\"{id}\" title={title:?}> is larger than {} (cap \
+                             wiki::limits::MAX_PAGE_BYTES): a decompression bomb?",
+                            show(MAX_PAGE_BYTES)
+                        ),
+                    )
+                })?;
             if n == 0 {
                 return Err(self.error(
                     header_line,

@@ -82,3 +82,84 @@ pub fn open(path: &Path, progress: &Progress) -> crate::Result<Box<dyn BufRead +
         Counting::new(decoded, progress.decoded_bytes.clone()),
     )))
 }
+
+/// A buffered reader that fails once more than `cap` bytes have been consumed since the last
+/// [`Budget::reset`]. The XML reader resets it at every page boundary, so one page (whose text
+/// quick-xml buffers whole) can never hold more than the cap in memory, whatever a small
+/// compressed file expands to.
+pub struct Budget<R> {
+    inner: R,
+    used: u64,
+    cap: u64,
+    exceeded: bool,
+}
+
+impl<R> Budget<R> {
+    pub fn new(inner: R, cap: u64) -> Self {
+        Budget {
+            inner,
+            used: 0,
+            cap,
+            exceeded: false,
+        }
+    }
+
+    /// Starts counting again from zero (at a page boundary).
+    pub fn reset(&mut self) {
+        self.used = 0;
+    }
+
+    /// Whether a read failed because the cap was passed.
+    pub fn exceeded(&self) -> bool {
+        self.exceeded
+    }
+
+    fn check(&mut self) -> std::io::Result<()> {
+        if self.used > self.cap {
+            self.exceeded = true;
+            return Err(std::io::Error::other(format!(
+                "more than {} since the last page boundary",
+                crate::limits::show(self.cap)
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for Budget<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.check()?;
+        let n = self.inner.read(buf)?;
+        self.used += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Budget<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.check()?;
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.used += amt as u64;
+        self.inner.consume(amt);
+    }
+}
+
+/// Reads one line (up to and including `\n`) onto `buf`, but never lets `buf` grow past `cap`
+/// bytes: returns `Ok(None)` when the line would pass it, so the caller can name the line and
+/// the cap instead of buffering a gigabyte-long line of a decompression bomb. `Ok(Some(0))` at
+/// the end of the input.
+pub fn read_line_capped(
+    input: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    cap: u64,
+) -> std::io::Result<Option<usize>> {
+    let room = cap.saturating_sub(buf.len() as u64);
+    let n = input.take(room + 1).read_until(b'\n', buf)?;
+    if buf.len() as u64 > cap {
+        return Ok(None);
+    }
+    Ok(Some(n))
+}

@@ -14,6 +14,42 @@ pub mod xml;
 
 use std::path::PathBuf;
 
+/// Caps on what one input can make clue-db hold in memory, so a decompression bomb or a hostile
+/// server fails with an error naming the page (or the file and position) and the cap, instead of
+/// exhausting memory. Wikipedia's own limits are far below them: a page's wikitext is at most
+/// 2 MiB (`$wgMaxArticleSize`), a title 255 bytes, a multistream bz2 stream 100 pages. RELIABILITY.md
+/// lists them with the tests that pin them.
+pub mod limits {
+    /// One page as read, before conversion: the XML of a `<page>` (or whatever comes between
+    /// two pages), a WikiExtractor document or JSON line, a Wikispeedia article file. 16 MiB,
+    /// eight times Wikipedia's largest page; converting a page takes about 6.5 times its size.
+    pub const MAX_PAGE_BYTES: u64 = 16 << 20;
+    /// One decoded bz2 stream of a multistream dump (100 pages, usually 1-5 MiB): 64 MiB.
+    pub const MAX_DECODED_STREAM_BYTES: u64 = 64 << 20;
+    /// One line of an SQL dump (mysqldump writes about 1 MiB of tuples per `INSERT` line), and
+    /// so one tuple, however many lines it spans: 64 MiB.
+    pub const MAX_SQL_LINE_BYTES: u64 = 64 << 20;
+    /// A title, in bytes of UTF-8 (MediaWiki allows 255): 1 KiB.
+    pub const MAX_TITLE_BYTES: usize = 1024;
+    /// One MediaWiki API response body, by default (see `api::ApiOptions::max_response_bytes`):
+    /// 64 MiB.
+    pub const MAX_RESPONSE_BYTES: u64 = 64 << 20;
+    /// `continue` rounds of one API query, by default (see `api::ApiOptions::max_continuations`):
+    /// a batch of pages takes one round per page plus one per 500 links.
+    pub const MAX_CONTINUATIONS: usize = 10_000;
+
+    /// `n` bytes as the caps are written: `16 MiB`, `1 KiB`, `700 bytes`.
+    pub fn show(n: u64) -> String {
+        if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+            format!("{} MiB", n >> 20)
+        } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
+            format!("{} KiB", n >> 10)
+        } else {
+            format!("{n} bytes")
+        }
+    }
+}
+
 /// One page as every reader yields it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Page {

@@ -29,7 +29,8 @@ use std::io::BufRead;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use crate::io::{Progress, open};
+use crate::io::{Progress, open, read_line_capped};
+use crate::limits::MAX_SQL_LINE_BYTES;
 use crate::title::normalize;
 use crate::{Error, Position, Result};
 
@@ -266,11 +267,24 @@ impl SqlReader {
 
     /// Appends the next line to the buffer; `false` at the end of the input.
     fn append_line(&mut self) -> Result<bool> {
-        let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| {
-            // A cut or corrupt compressed file: say where the text stopped.
-            let line = self.line_no + self.lines_in_buf;
-            Error::parse(&self.path, Position::Line(line), format!("reading: {e}"))
-        })?;
+        let line = self.line_no + self.lines_in_buf;
+        // Capped on the whole buffer, which holds the current line or the lines of one tuple.
+        let n = read_line_capped(&mut *self.input, &mut self.buf, MAX_SQL_LINE_BYTES)
+            .map_err(|e| {
+                // A cut or corrupt compressed file: say where the text stopped.
+                Error::parse(&self.path, Position::Line(line), format!("reading: {e}"))
+            })?
+            .ok_or_else(|| {
+                Error::parse(
+                    &self.path,
+                    Position::Line(line),
+                    format!(
+                        "a line (or a tuple across lines) longer than {} (cap \
+                         wiki::limits::MAX_SQL_LINE_BYTES): unterminated string?",
+                        crate::limits::show(MAX_SQL_LINE_BYTES)
+                    ),
+                )
+            })?;
         if n > 0 {
             self.lines_in_buf += 1;
         }

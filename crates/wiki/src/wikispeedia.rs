@@ -213,6 +213,19 @@ impl Corpus {
                 return;
             }
         }
+        // `tar` stops at the end-of-archive blocks; the gzip trailer (CRC and length) comes
+        // after them. Read to the end so a corrupt archive fails instead of yielding altered
+        // text as a success.
+        let mut rest = archive.into_inner();
+        if let Err(e) = std::io::copy(&mut rest, &mut std::io::sink()) {
+            let _ = send(Err(Error::parse(
+                &self.archive_path,
+                Position::Unknown,
+                format!("after the last entry: {e} (the archive is corrupt)"),
+            )));
+            let _ = tx.send(Msg::End);
+            return;
+        }
         for (i, seen) in seen.iter().enumerate() {
             if !seen && !self.skipped[i] {
                 let e = self.entry_error(
@@ -237,9 +250,20 @@ impl Corpus {
 
     fn page(&self, i: u32, path: &str, entry: &mut impl Read) -> Result<Page> {
         let mut raw = Vec::new();
+        let cap = crate::limits::MAX_PAGE_BYTES;
         entry
+            .take(cap + 1)
             .read_to_end(&mut raw)
             .map_err(|e| self.entry_error(path, &e.to_string()))?;
+        if raw.len() as u64 > cap {
+            return Err(self.entry_error(
+                path,
+                &format!(
+                    "article larger than {} (cap wiki::limits::MAX_PAGE_BYTES)",
+                    crate::limits::show(cap)
+                ),
+            ));
+        }
         let raw = String::from_utf8(raw).map_err(|e| {
             self.entry_error(
                 path,

@@ -8,6 +8,7 @@
 //! without an id) ends the iteration with an [`Error::Parse`] naming the file and the byte.
 
 use crate::io::{self, Compression, Progress};
+use crate::limits::{MAX_DECODED_STREAM_BYTES, MAX_PAGE_BYTES};
 use crate::{Error, Page, Position, Result, title, wikitext};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
@@ -166,7 +167,8 @@ impl Ctx {
 
 /// Pulls `<page>` elements out of an XML event stream.
 struct PageParser<R> {
-    reader: Reader<R>,
+    /// Bounded per page: see [`crate::limits::MAX_PAGE_BYTES`].
+    reader: Reader<io::Budget<R>>,
     buf: Vec<u8>,
     ctx: Ctx,
     /// Open elements in the whole input, to tell a complete document from a truncated one.
@@ -176,7 +178,7 @@ struct PageParser<R> {
 
 impl<R: BufRead> PageParser<R> {
     fn new(input: R, path: &Path, origin: Origin) -> Self {
-        let mut reader = Reader::from_reader(input);
+        let mut reader = Reader::from_reader(io::Budget::new(input, MAX_PAGE_BYTES));
         if matches!(origin, Origin::Stream { .. }) {
             // The final stream closes `</mediawiki>`, opened in the first one.
             reader.config_mut().allow_unmatched_ends = true;
@@ -207,6 +209,10 @@ impl<R: BufRead> PageParser<R> {
             let before = self.reader.buffer_position();
             let event = match self.reader.read_event_into(&mut self.buf) {
                 Ok(ev) => ev,
+                Err(_) if self.reader.get_ref().exceeded() => {
+                    let at = if page.is_some() { page_start } else { before };
+                    return Err(self.ctx.error(at, too_big(page.as_ref(), has_id)));
+                }
                 Err(e) => return Err(self.ctx.xml_error(&self.reader, before, &e)),
             };
             match event {
@@ -217,6 +223,7 @@ impl<R: BufRead> PageParser<R> {
                     let name = name.as_ref();
                     let Some(p) = page.as_mut() else {
                         if name == "page" {
+                            self.reader.get_mut().reset();
                             page = Some(RawPage::default());
                             page_start = before;
                             page_depth = 1;
@@ -350,6 +357,7 @@ impl<R: BufRead> PageParser<R> {
                     }
                     page_depth -= 1;
                     if page_depth == 0 {
+                        self.reader.get_mut().reset();
                         let done = page.take().unwrap_or_default();
                         if !has_id {
                             return Err(self.ctx.error(page_start, "<page> without an <id>"));
@@ -386,6 +394,28 @@ impl<R: BufRead> PageParser<R> {
                 }
                 Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
             }
+        }
+    }
+}
+
+/// What a page past [`MAX_PAGE_BYTES`] is told with: its title and id when they came first.
+fn too_big(page: Option<&RawPage>, has_id: bool) -> String {
+    let cap = crate::limits::show(MAX_PAGE_BYTES);
+    match page {
+        None => {
+            format!("more than {cap} of XML outside any <page> (cap wiki::limits::MAX_PAGE_BYTES)")
+        }
+        Some(p) => {
+            let title: String = p.title.chars().take(200).collect();
+            let id = if has_id {
+                format!(" (id {})", p.id)
+            } else {
+                String::new()
+            };
+            format!(
+                "<page> {title:?}{id} is larger than {cap} of XML (cap \
+                 wiki::limits::MAX_PAGE_BYTES): a decompression bomb or a broken dump?"
+            )
         }
     }
 }
@@ -608,11 +638,26 @@ impl Producer {
 /// spans several streams when the index skips some).
 fn decode_stream(path: &Path, start: u64, bytes: &[u8], progress: &Progress) -> Vec<Result<Page>> {
     let mut xml = Vec::with_capacity(bytes.len() * 5);
-    if let Err(e) = bzip2::bufread::MultiBzDecoder::new(bytes).read_to_end(&mut xml) {
+    let decoder = bzip2::bufread::MultiBzDecoder::new(bytes);
+    if let Err(e) = decoder
+        .take(MAX_DECODED_STREAM_BYTES + 1)
+        .read_to_end(&mut xml)
+    {
         return vec![Err(Error::parse(
             path,
             Position::Byte(start),
             format!("bad bz2 stream starting here: {e}"),
+        ))];
+    }
+    if xml.len() as u64 > MAX_DECODED_STREAM_BYTES {
+        return vec![Err(Error::parse(
+            path,
+            Position::Byte(start),
+            format!(
+                "the bz2 stream starting here decodes to more than {} (cap \
+                 wiki::limits::MAX_DECODED_STREAM_BYTES): a decompression bomb?",
+                crate::limits::show(MAX_DECODED_STREAM_BYTES)
+            ),
         ))];
     }
     progress
