@@ -44,6 +44,10 @@ pub struct IngestArgs {
     /// API: milliseconds before the first retry (doubled for each further one); for tests.
     #[arg(long, hide = true)]
     api_backoff_ms: Option<u64>,
+    /// API: most `continue` rounds followed for one query before the fetch fails (a server
+    /// sending a new token every time would otherwise be followed forever).
+    #[arg(long, default_value_t = wiki::limits::MAX_CONTINUATIONS)]
+    api_max_continue: usize,
     /// The database to write; replaced only if the ingest succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -134,6 +138,7 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
         user_agent: a.user_agent.clone(),
         concurrency: Some(a.concurrency),
         backoff: a.api_backoff_ms.map(Duration::from_millis),
+        max_continuations: Some(a.api_max_continue),
         ..request(a.format, a.paths, a.index, a.skip_site_pages)
     };
     let report = match pipeline::ingest::run(&build, &req) {

@@ -205,3 +205,102 @@ fn a_symlink_as_db_builds_its_target() {
     assert!(meta(&open(&db), "pagerank.seconds").is_some());
     assert!(common::tmp_leftovers(dir.path()).is_empty());
 }
+
+/// Runs `clue-db ingest --format FORMAT PATH --db DB` and expects it to fail, leaving `db`
+/// byte for byte as it was; returns its stderr.
+fn refused(format: &str, path: &Path, db: &Path) -> String {
+    let before = std::fs::read(db).unwrap();
+    let run = clue_db(["ingest", "--format", format, utf8(path), "--db", utf8(db)]).failed();
+    assert_eq!(
+        std::fs::read(db).unwrap(),
+        before,
+        "{format}: the database changed"
+    );
+    assert!(common::tmp_leftovers(db.parent().unwrap()).is_empty());
+    run.stderr
+}
+
+/// Item 6: empty or garbage input was a successful ingest of 0 pages that replaced a good
+/// database. Each is now refused, naming the file, and the database stays.
+#[test]
+fn empty_or_garbage_input_does_not_replace_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let file = |name: &str, bytes: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+
+    let empty_sql = file("page.sql", b"");
+    let err = refused("sql", &empty_sql, &db);
+    assert!(err.contains("page.sql") && err.contains("no page"), "{err}");
+
+    let garbage: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let garbage_sql = file("garbage-page.sql", &garbage);
+    let err = refused("sql", &garbage_sql, &db);
+    assert!(err.contains("garbage-page.sql"), "{err}");
+
+    let empty_docs = file("docs.txt", b"\n");
+    let err = refused("extractor", &empty_docs, &db);
+    assert!(err.contains("docs.txt") && err.contains("no page"), "{err}");
+
+    let no_pages = file("none.xml", b"<mediawiki><siteinfo/></mediawiki>");
+    let err = refused("xml", &no_pages, &db);
+    assert!(err.contains("none.xml") && err.contains("no page"), "{err}");
+
+    // The real Wikispeedia corpus with an empty links.tsv.
+    let ws = dir.path().join("wikispeedia");
+    std::fs::create_dir(&ws).unwrap();
+    for name in ["articles.tsv", "plaintext_articles.tar.gz"] {
+        std::os::unix::fs::symlink(common::data().join("wikispeedia").join(name), ws.join(name))
+            .unwrap();
+    }
+    std::fs::write(ws.join("links.tsv"), b"# no links\n").unwrap();
+    let err = refused("wikispeedia", &ws, &db);
+    assert!(
+        err.contains("links.tsv") && err.contains("no link"),
+        "{err}"
+    );
+}
+
+/// Item 4: `--api-max-continue` bounds the `continue` rounds of one query; a server sending a
+/// new token every time makes the fetch fail with the cap named.
+#[test]
+fn api_max_continue_stops_a_server_that_never_finishes() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let calls = AtomicUsize::new(0);
+    let server = fakewiki::serve(move |_| {
+        let i = calls.fetch_add(1, Ordering::SeqCst);
+        fakewiki::ok(serde_json::json!({
+            "continue": {"plcontinue": format!("1|0|{i}"), "continue": "||"},
+            "query": {"pages": [{"pageid": 1, "ns": 0, "title": "Pie",
+                                 "links": [{"ns": 0, "title": "Apple"}]}]}
+        }))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("api.sqlite");
+    let run = clue_db([
+        "ingest",
+        "--format",
+        "api",
+        server.base.as_str(),
+        "--page-ids",
+        "1",
+        "--api-max-continue",
+        "5",
+        "--api-backoff-ms",
+        "1",
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(
+        run.stderr.contains("more than 5 `continue` rounds"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(server.count(), 6);
+}

@@ -57,6 +57,8 @@ pub struct Request {
     pub concurrency: Option<usize>,
     /// API: the wait before the first retry, doubled for each further one (default 1 s).
     pub backoff: Option<Duration>,
+    /// API: most `continue` rounds of one query (default [`wiki::limits::MAX_CONTINUATIONS`]).
+    pub max_continuations: Option<usize>,
     /// API: set (by a Ctrl-C handler) to stop fetching; the run then ends as a failed fetch
     /// does, keeping what it stored when `keep_partial` is set.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -96,6 +98,7 @@ impl Request {
             user_agent: None,
             concurrency: None,
             backoff: None,
+            max_continuations: None,
             cancel: None,
         }
     }
@@ -124,6 +127,7 @@ fn api_pages(req: &Request, skip: &HashSet<u64>) -> Result<wiki::api::FetchPages
             .unwrap_or(defaults.user_agent.clone()),
         concurrency: req.concurrency.unwrap_or(defaults.concurrency).max(1),
         backoff: req.backoff.unwrap_or(defaults.backoff),
+        max_continuations: req.max_continuations.unwrap_or(defaults.max_continuations),
         cancel: req.cancel.clone(),
         ..defaults
     };
@@ -465,7 +469,47 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
             build.set_meta("ingest.partial", "false")?;
         }
     }
-    finish_ingest(build, req, &progress, start)
+    refuse_empty(build, req, finish_ingest(build, req, &progress, start)?)
+}
+
+/// Fails an ingest that found nothing, naming the input, so that an empty file, a file of
+/// garbage or an empty links file never replaces a database with an empty one (issue 13): no
+/// page at all, or, from a source that has links (Wikispeedia's `links.tsv`, an SQL `pagelinks`
+/// dump), not one link.
+fn refuse_empty(build: &Build, req: &Request, report: Report) -> Result<Report> {
+    let inputs: Vec<String> = req.paths.iter().map(|p| p.display().to_string()).collect();
+    if report.pages == 0 {
+        bail!(
+            "{}: no page in this input ({} format); nothing is written",
+            inputs.join(", "),
+            format!("{:?}", req.format).to_lowercase()
+        );
+    }
+    // Links read, whether or not they resolved (`pagelinks` rows to unknown link targets
+    // are counted apart from the staged ones).
+    let mut staged = 0u64;
+    for key in ["ingest.links_staged", "ingest.link_targets_missing"] {
+        staged += build
+            .meta(key)?
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    let links_file = match req.format {
+        Format::Wikispeedia => req
+            .paths
+            .first()
+            .map(|d| d.join(wiki::wikispeedia::LINKS_FILE)),
+        Format::Sql => sql_tables(&expand_sql_paths(&req.paths)?)?.remove("pagelinks"),
+        _ => None,
+    };
+    if let Some(file) = links_file.filter(|_| staged == 0) {
+        bail!(
+            "{}: no link in this file ({} pages read); nothing is written",
+            file.display(),
+            report.pages
+        );
+    }
+    Ok(report)
 }
 
 /// Resolves the staged links and records the ingest in `meta`.
