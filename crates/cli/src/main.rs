@@ -68,7 +68,7 @@ fn main() -> ExitCode {
         // The reader of our output has gone (`clue-db eval | head -1`): it wanted no more.
         Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("clue-db: error: {e:#}");
+            eprintln!("clue-db: error: {}", out::escape(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

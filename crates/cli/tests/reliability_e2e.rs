@@ -304,3 +304,51 @@ fn api_max_continue_stops_a_server_that_never_finishes() {
     );
     assert_eq!(server.count(), 6);
 }
+
+/// Item 9: a title with a terminal escape sequence is refused, and the message quoting it is
+/// escaped; control characters in page text are dropped when stored.
+#[test]
+fn control_characters_never_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("docs.sqlite");
+    let evil = dir.path().join("evil.txt");
+    std::fs::write(
+        &evil,
+        "<doc id=\"5\" url=\"u\" title=\"Evil\x1b[2J\x07\">\nEvil\nText.\n</doc>\n",
+    )
+    .unwrap();
+    let run = clue_db([
+        "ingest",
+        "--format",
+        "extractor",
+        utf8(&evil),
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(run.stderr.contains("page 5"), "{}", run.stderr);
+    assert!(run.stderr.contains("control character"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains('\x1b') && !run.stderr.contains('\x07'),
+        "raw control characters on stderr: {:?}",
+        run.stderr
+    );
+
+    let noisy = dir.path().join("noisy.txt");
+    std::fs::write(
+        &noisy,
+        "<doc id=\"6\" url=\"u\" title=\"Fine\">\nFine\nRing\x07 \x1b[31mred\x00.\n</doc>\n",
+    )
+    .unwrap();
+    clue_db([
+        "ingest",
+        "--format",
+        "extractor",
+        utf8(&noisy),
+        "--db",
+        utf8(&db),
+    ])
+    .ok();
+    let text = common::column(&open(&db), "SELECT text FROM page_text WHERE id = 6");
+    assert_eq!(text, ["Ring [31mred."]);
+}

@@ -2,8 +2,45 @@
 //! while pages stream in, then resolved in one pass once every title is known.
 
 use crate::Build;
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use rusqlite::params;
+use std::borrow::Cow;
+
+/// The longest title stored, in bytes of UTF-8. MediaWiki allows 255; beyond 1 KiB a title is
+/// garbage or an attack, and it would be echoed in every message that names the page.
+pub const MAX_TITLE_BYTES: usize = 1024;
+
+/// Refuses a title no wiki has: empty, longer than [`MAX_TITLE_BYTES`], or holding a control
+/// character (a NUL, or a terminal escape sequence that `explain` would print).
+fn check_title(id: u64, title: &str) -> Result<()> {
+    let problem = if title.trim().is_empty() {
+        "empty".to_string()
+    } else if title.len() > MAX_TITLE_BYTES {
+        format!(
+            "{} bytes long, more than the cap of {MAX_TITLE_BYTES} (store::MAX_TITLE_BYTES)",
+            title.len()
+        )
+    } else if let Some(c) = title.chars().find(|c| c.is_control()) {
+        format!("holding the control character {:?}", c)
+    } else {
+        return Ok(());
+    };
+    let shown: String = title.chars().take(80).collect();
+    let cut = if shown.len() < title.len() { "…" } else { "" };
+    bail!(
+        "page {id}: the title {shown:?}{cut} is {problem}; titles are non-empty, at most {MAX_TITLE_BYTES} bytes, without control characters"
+    )
+}
+
+/// The text without control characters other than newline and tab (a carriage return, NUL,
+/// ESC, BEL…): what a corpus stores cannot make a terminal that prints it do anything.
+pub fn clean_text(text: &str) -> Cow<'_, str> {
+    let unwanted = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unwanted) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().filter(|&c| !unwanted(c)).collect())
+}
 
 /// A page as the ingest stage stores it.
 #[derive(Debug, Clone, Copy)]
@@ -57,8 +94,10 @@ impl Build {
     /// Stores a page (and its text). Returns false when a page with the same id or the same
     /// `(ns, title)` is already stored: the first one wins, as in a dump read in order.
     pub fn insert_page(&self, page: &NewPage) -> Result<bool> {
+        check_title(page.id, page.title)?;
         let id = db_id(page.id).with_context(|| format!("storing page {:?}", page.title))?;
-        let length = page.text.map(|t| t.chars().count()).unwrap_or(0) as i64;
+        let text = page.text.map(clean_text);
+        let length = text.as_deref().map(|t| t.chars().count()).unwrap_or(0) as i64;
         let n = self
             .conn
             .prepare_cached(
@@ -75,11 +114,11 @@ impl Build {
             ])
             .with_context(|| format!("storing page {} ({:?})", page.id, page.title))?;
         if n == 1
-            && let Some(text) = page.text.filter(|t| !t.is_empty())
+            && let Some(text) = text.filter(|t| !t.is_empty())
         {
             self.conn
                 .prepare_cached("INSERT OR REPLACE INTO page_text (id, text) VALUES (?1, ?2)")?
-                .execute(params![id, text])
+                .execute(params![id, text.as_ref()])
                 .with_context(|| format!("storing the text of page {}", page.id))?;
         }
         Ok(n == 1)
@@ -333,5 +372,45 @@ mod tests {
         assert_eq!(std::fs::read(&dest).unwrap(), before);
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "the temporary file is removed");
+    }
+
+    /// Issue 13, item 9: a title with a control character, an empty one or an over-long one
+    /// is refused, naming the page; text loses its control characters but newline and tab.
+    #[test]
+    fn titles_are_checked_and_text_is_stripped_of_control_characters() {
+        let dir = tempfile::tempdir().unwrap();
+        let b = Build::create(&dir.path().join("t.sqlite")).unwrap();
+        let page = |id, title| NewPage {
+            id,
+            title,
+            ns: 0,
+            redirect_to: None,
+            is_disambiguation: false,
+            text: Some("Bell\u{7} and \u{1b}[31mred\u{1b}[0m\r\nline\ttab\u{0}\u{9b}."),
+        };
+        let long = "x".repeat(MAX_TITLE_BYTES + 1);
+        for (title, needle) in [
+            ("Nul\u{0}Title", "control character"),
+            ("Esc\u{1b}[2J", "control character"),
+            ("", "empty"),
+            ("  ", "empty"),
+            (long.as_str(), "more than the cap of 1024"),
+        ] {
+            let err = b.insert_page(&page(9, title)).unwrap_err();
+            let text = format!("{err:#}");
+            assert!(text.contains("page 9") && text.contains(needle), "{text}");
+            assert!(text.len() < 400, "the title is echoed whole: {text}");
+        }
+        assert!(b.insert_page(&page(1, "Fine")).unwrap());
+        let (text, length): (String, i64) = b
+            .conn
+            .query_row(
+                "SELECT text, length FROM page_text JOIN pages USING (id) WHERE id = 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(text, "Bell and [31mred[0m\nline\ttab.");
+        assert_eq!(length, text.chars().count() as i64);
     }
 }

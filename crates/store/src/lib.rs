@@ -7,7 +7,7 @@ mod pipeline;
 mod read;
 
 pub use build::{Build, Store};
-pub use ingest::{LinkStats, NewPage};
+pub use ingest::{LinkStats, MAX_TITLE_BYTES, NewPage};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
 

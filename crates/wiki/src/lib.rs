@@ -17,8 +17,9 @@ use std::path::PathBuf;
 /// Caps on what one input can make clue-db hold in memory, so a decompression bomb or a hostile
 /// server fails with an error naming the page (or the file and position) and the cap, instead of
 /// exhausting memory. Wikipedia's own limits are far below them: a page's wikitext is at most
-/// 2 MiB (`$wgMaxArticleSize`), a title 255 bytes, a multistream bz2 stream 100 pages. RELIABILITY.md
-/// lists them with the tests that pin them.
+/// 2 MiB (`$wgMaxArticleSize`), a title 255 bytes, a multistream bz2 stream 100 pages. Titles
+/// are checked when stored (`store::MAX_TITLE_BYTES`). RELIABILITY.md lists the caps with the
+/// tests that pin them.
 pub mod limits {
     /// One page as read, before conversion: the XML of a `<page>` (or whatever comes between
     /// two pages), a WikiExtractor document or JSON line, a Wikispeedia article file. 16 MiB,
@@ -29,8 +30,6 @@ pub mod limits {
     /// One line of an SQL dump (mysqldump writes about 1 MiB of tuples per `INSERT` line), and
     /// so one tuple, however many lines it spans: 64 MiB.
     pub const MAX_SQL_LINE_BYTES: u64 = 64 << 20;
-    /// A title, in bytes of UTF-8 (MediaWiki allows 255): 1 KiB.
-    pub const MAX_TITLE_BYTES: usize = 1024;
     /// One MediaWiki API response body, by default (see `api::ApiOptions::max_response_bytes`):
     /// 64 MiB.
     pub const MAX_RESPONSE_BYTES: u64 = 64 << 20;
