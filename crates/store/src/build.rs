@@ -642,6 +642,21 @@ mod tests {
         assert_eq!(std::fs::read(&tmp).unwrap(), b"someone else's");
     }
 
+    /// A reader that opened the database before a build replaced it keeps reading the old
+    /// file, whole; the next open sees the new one.
+    #[test]
+    fn a_reader_open_during_a_build_keeps_reading_the_old_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = existing(dir.path());
+        let reader = Store::open(&dest).unwrap();
+        let b = Build::update(&dest).unwrap();
+        b.set_meta("marker", "new").unwrap();
+        assert_eq!(reader.meta("marker").unwrap().as_deref(), Some("kept"));
+        b.finish().unwrap();
+        assert_eq!(reader.meta("marker").unwrap().as_deref(), Some("kept"));
+        assert_eq!(marker(&dest).as_deref(), Some("new"));
+    }
+
     /// Issue 13, item 8: the new file is synced before the rename and its folder after, so a
     /// power loss leaves the old database or the new one, never a renamed, half-written file.
     #[test]

@@ -388,3 +388,21 @@ fn retries_stop_at_the_time_budget() {
     assert!(message.contains("budget of one request"), "{message}");
     assert!(server.count() < 10, "{} requests", server.count());
 }
+
+/// Billion laughs and external entities: only XML's five entities and character references are
+/// known; a DOCTYPE's entities are never expanded or fetched.
+#[test]
+fn xml_entities_other_than_the_five_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, entity) in [("laughs.xml", "lol2"), ("xxe.xml", "xxe")] {
+        let xml = format!(
+            "<?xml version=\"1.0\"?><!DOCTYPE mediawiki [<!ENTITY lol \"lol\">\
+             <!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">\
+             <!ENTITY xxe SYSTEM \"file:///etc/passwd\">]>{}",
+            xml_page("A", &format!("&{entity};"))
+        );
+        let path = write(dir.path(), name, xml.as_bytes());
+        let e = first_error(wiki::xml::read(&path, &Progress::default()).unwrap());
+        says(&e, &[name, &format!("undefined entity &{entity};")]);
+    }
+}
