@@ -5,7 +5,7 @@ mod commands;
 mod out;
 mod query_commands;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -50,7 +50,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    // The database of the command, if it takes one, to name it in storage errors.
+    let db: Option<PathBuf> = matches
+        .subcommand()
+        .and_then(|(_, m)| m.try_get_one::<PathBuf>("db").ok().flatten().cloned());
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Ingest(a) => commands::ingest(a),
         Command::Pipeline(a) => commands::pipeline(a),
@@ -68,6 +73,10 @@ fn main() -> ExitCode {
         // The reader of our output has gone (`clue-db eval | head -1`): it wanted no more.
         Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
+            let e = match &db {
+                Some(db) => store::name_database(e, db),
+                None => e,
+            };
             eprintln!("clue-db: error: {}", out::escape(&format!("{e:#}")));
             ExitCode::FAILURE
         }

@@ -352,3 +352,30 @@ fn control_characters_never_reach_the_terminal() {
     let text = common::column(&open(&db), "SELECT text FROM page_text WHERE id = 6");
     assert_eq!(text, ["Ring [31mred."]);
 }
+
+/// Item 11: an error from SQLite names the database (a tampered `meta` value used to give only
+/// "Invalid column type Blob at index: 1, name: value"); a huge word is not echoed whole.
+#[test]
+fn messages_name_the_database_and_cut_long_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute(
+            "UPDATE meta SET value = x'00ff' WHERE key = 'ingest.format'",
+            [],
+        )
+        .unwrap();
+    }
+    let run = clue_db(["info", "--db", utf8(&db)]).failed();
+    assert!(run.stderr.contains("Invalid column type"), "{}", run.stderr);
+    assert!(run.stderr.contains(utf8(&db)), "{}", run.stderr);
+
+    let word = "w".repeat(120_000);
+    let run = clue_db(["suggest", "--pos", &word, "--db", utf8(&db)]).failed();
+    assert!(
+        run.stderr.len() < 2_000,
+        "{} bytes of stderr",
+        run.stderr.len()
+    );
+}

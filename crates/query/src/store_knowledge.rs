@@ -149,14 +149,33 @@ pub fn closest<'a>(word: &str, terms: &'a [String], n: usize) -> Vec<&'a str> {
     scored.into_iter().take(n).map(|(_, t)| t).collect()
 }
 
-/// Fails, naming the word and the closest covered terms, unless every word is covered.
+/// Fails, naming the word and the closest covered terms, unless every word is covered. A long
+/// word is named by its start and length (a 120 KB "word" is not echoed whole), and is compared
+/// with no term: no card is that long, and edit distances to it would take seconds.
 pub fn check_covered(words: &[String], terms: &[String]) -> Result<()> {
+    const LONGEST: usize = 64;
     for w in words {
         if !terms.contains(w) {
-            bail!(
-                "{w:?} is not a covered term (the database has no clues for it); closest covered terms: {}",
-                closest(w, terms, 5).join(", ")
-            );
+            let chars = w.chars().count();
+            let shown = if chars > LONGEST {
+                let start: String = w.chars().take(LONGEST).collect();
+                format!("{start:?}… ({chars} characters)")
+            } else {
+                format!("{w:?}")
+            };
+            let near = if chars > LONGEST {
+                vec![]
+            } else {
+                closest(w, terms, 5)
+            };
+            let hint = if terms.is_empty() {
+                "; the database covers no term (run `clue-db pipeline all`)".to_string()
+            } else if near.is_empty() {
+                String::new()
+            } else {
+                format!("; closest covered terms: {}", near.join(", "))
+            };
+            bail!("{shown} is not a covered term (the database has no clues for it){hint}");
         }
     }
     Ok(())
@@ -271,6 +290,18 @@ mod tests {
             .to_string();
         assert!(e.contains("\"aple\"") && e.contains("apple, apply"), "{e}");
         assert!(check_covered(&["bank".into()], &terms).is_ok());
+        // Issue 13, item 11: a huge word is cut, and an empty list of terms is said plainly.
+        let e = check_covered(&["x".repeat(120_000)], &terms)
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 300 && e.contains("120000 characters"), "{e}");
+        let e = check_covered(&["aple".into()], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("covers no term") && !e.contains("closest"),
+            "{e}"
+        );
     }
 
     #[test]

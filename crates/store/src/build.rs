@@ -438,6 +438,21 @@ fn sync_dir(path: &Path) -> Result<()> {
         .with_context(|| format!("syncing {} to disk", dir.display()))
 }
 
+/// Names `db` in an error that came from SQLite (a full disk, a damaged or tampered file):
+/// SQLite's own messages ("database or disk is full", "Invalid column type Text at index: 1,
+/// name: score") say nothing of the file. Other errors, and those already naming it, pass as
+/// they are.
+pub fn name_database(e: anyhow::Error, db: &Path) -> anyhow::Error {
+    let from_sqlite = e
+        .chain()
+        .any(|c| c.downcast_ref::<rusqlite::Error>().is_some());
+    if from_sqlite && !format!("{e:#}").contains(&db.display().to_string()) {
+        e.context(format!("database {}", db.display()))
+    } else {
+        e
+    }
+}
+
 fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>> {
     Ok(conn
         .prepare_cached("SELECT value FROM meta WHERE key = ?1")?

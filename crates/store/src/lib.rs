@@ -6,7 +6,7 @@ mod ingest;
 mod pipeline;
 mod read;
 
-pub use build::{Build, Store};
+pub use build::{Build, Store, name_database};
 pub use ingest::{LinkStats, MAX_TITLE_BYTES, NewPage};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
