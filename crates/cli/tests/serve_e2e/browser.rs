@@ -161,6 +161,9 @@ fn the_page_plays_a_turn_and_assists_in_headless_chromium() {
         "document.documentElement.scrollWidth <= window.innerWidth + 1 && document.querySelector('#play-grid').getBoundingClientRect().right <= window.innerWidth",
     );
     assert_eq!(fits, json!(true), "the page fits a phone's width");
+    // Kept for a look, outside the repository.
+    let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::write(scratch.join("serve-phone.png"), page.screenshot()).unwrap();
     page.viewport(WIDTH, HEIGHT, false);
 
     // Assist mode: a real board pasted in, one word misspelt.
@@ -220,6 +223,11 @@ fn the_page_plays_a_turn_and_assists_in_headless_chromium() {
     assert!(
         red.iter().any(|w| targets.contains(w.as_str())),
         "the best clue targets red cards: {line}"
+    );
+    std::fs::write(scratch.join("serve-assist.png"), page.screenshot()).unwrap();
+    eprintln!(
+        "screenshots: docs/serve.png, and in {}: serve-phone.png, serve-assist.png",
+        scratch.display()
     );
     served.assert_alive();
 }
