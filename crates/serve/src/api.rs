@@ -384,9 +384,7 @@ async fn suggest(
             "top {top}: give how many suggestions, 1 to {MAX_TOP}"
         )));
     }
-    let margin = b
-        .assassin_margin
-        .unwrap_or(query::threshold::DEFAULT_ASSASSIN_MARGIN);
+    let margin = b.assassin_margin.unwrap_or(engine::DEFAULT_ASSASSIN_MARGIN);
     if !(margin.is_finite() && margin >= 0.0) {
         return Err(ApiError::bad(format!(
             "assassin_margin {margin} is not a margin: give a number of 0 or more"
@@ -562,7 +560,7 @@ fn deal_clue(engine: &Engine, game: &mut Game) -> ApiResult<()> {
         given: v.given,
         strategy: strategy(Some(&game.strategy))?,
         top: 1,
-        assassin_margin: query::threshold::DEFAULT_ASSASSIN_MARGIN,
+        assassin_margin: engine::DEFAULT_ASSASSIN_MARGIN,
     };
     let a = engine.suggest(&q).map_err(ApiError::internal)?;
     let clue = a.clue.map(|clue| Suggestion {
@@ -584,8 +582,11 @@ async fn new_game(
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<crate::game::GameView>> {
     let seed = b.seed.unwrap_or_else(clock_seed);
-    let kind = strategy(b.strategy.as_deref())?;
-    let name = query::game::Strategy::name(&kind).to_string();
+    // Checked now, so a bad name is a 400 before any work; the game keeps the name.
+    let name = b
+        .strategy
+        .unwrap_or_else(|| engine::DEFAULT_STRATEGY.to_string());
+    strategy(Some(&name))?;
     blocking(&state, move |s| {
         let board = s
             .engine

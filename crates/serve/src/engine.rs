@@ -19,6 +19,9 @@ pub const DEFAULT_STRATEGY: &str = "threshold";
 /// The strategies a request may name, for the page's menu and error messages.
 pub const STRATEGIES: &[&str] = &["threshold", "herfindahl"];
 
+/// The assassin's margin when a request gives none (the CLI's `--assassin-margin` default).
+pub const DEFAULT_ASSASSIN_MARGIN: f64 = query::threshold::DEFAULT_ASSASSIN_MARGIN;
+
 thread_local! {
     /// This thread's open databases, by path. A rusqlite connection cannot be shared between
     /// threads, and a `Store` cannot even move between them, so each thread of tokio's blocking

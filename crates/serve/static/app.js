@@ -228,7 +228,12 @@ const play = {
   },
 };
 
-$('#new-game-form').addEventListener('submit', (ev) => { ev.preventDefault(); play.newGame($('#seed').value); });
+// "New game" deals a fresh random board, unless the seed field was changed to ask for one.
+$('#new-game-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const seed = $('#seed').value;
+  play.newGame(play.game && seed === String(play.game.seed) ? '' : seed);
+});
 $('#pass').addEventListener('click', () => play.pass());
 gridKeys($('#play-grid'), 'button.card');
 

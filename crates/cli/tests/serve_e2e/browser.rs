@@ -225,6 +225,14 @@ fn the_page_plays_a_turn_and_assists_in_headless_chromium() {
         "the best clue targets red cards: {line}"
     );
     std::fs::write(scratch.join("serve-assist.png"), page.screenshot()).unwrap();
+    // Assist mode fits a phone too.
+    page.viewport(390, 844, true);
+    page.wait_for("window.innerWidth === 390", 10);
+    assert_eq!(
+        page.eval("document.documentElement.scrollWidth <= window.innerWidth + 1"),
+        json!(true),
+        "assist mode fits a phone's width"
+    );
     eprintln!(
         "screenshots: docs/serve.png, and in {}: serve-phone.png, serve-assist.png",
         scratch.display()
