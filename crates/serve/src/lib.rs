@@ -52,8 +52,8 @@ impl Server {
     /// Opens the database (a missing file, or one that is not a clue-db database, is an error
     /// naming it) and binds the port. Nothing is served until [`Server::run`].
     pub fn bind(config: &Config) -> Result<Server> {
-        let engine = engine::Engine::open(&config.db)
-            .with_context(|| format!("clue-db serve needs a database: {}", config.db.display()))?;
+        // The store's errors name the file.
+        let engine = engine::Engine::open(&config.db).context("clue-db serve needs a database")?;
         let listener = std::net::TcpListener::bind((config.host, config.port))
             .with_context(|| format!("listening on {}:{}", config.host, config.port))?;
         listener
