@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make bench`: reader throughput, pipeline stage times, PageRank speed and `suggest` latency.
+# `make bench`: reader throughput, pipeline stage times, PageRank speed, `suggest` latency and
+# `clue-db serve` throughput.
 # Prints tables only; writes nothing outside one mktemp folder, which is removed on exit.
 # What each figure means and how it is taken: scripts/README.md.
 #
@@ -278,3 +279,7 @@ for s in "${STRATEGIES[@]}"; do
     printf '%-12s %s\n' "$s" "$(stats "$TMP/$s.ms")"
 done
 printf '%-12s %s\n' "(start-up)" "$(stats "$TMP/start.ms")"
+
+# ---------------------------------------------------------------------------------------------
+section "4. Serve: \`clue-db serve\`, POST /api/suggest under concurrent clients (scripts/bench-serve.sh)"
+bash scripts/bench-serve.sh "$DB"

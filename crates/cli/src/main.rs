@@ -4,6 +4,7 @@ mod bench;
 mod commands;
 mod out;
 mod query_commands;
+mod serve_command;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
@@ -38,6 +39,8 @@ enum Command {
     Play(query_commands::PlayArgs),
     /// Play many seeded games per strategy and report win rate, turns, assassin rate, clue numbers.
     Eval(query_commands::EvalArgs),
+    /// Serve the web app (play and assist modes) and its JSON API on 127.0.0.1.
+    Serve(serve_command::ServeArgs),
     /// Show a database's `meta` table: schema version, source, counts, timings.
     Info {
         /// The database.
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         Command::Guess(a) => query_commands::guess(a),
         Command::Play(a) => query_commands::play(a),
         Command::Eval(a) => query_commands::eval(a),
+        Command::Serve(a) => serve_command::serve(a),
         Command::Info { db } => commands::info(&db),
         Command::BenchSuggest(a) => bench::suggest(a),
     };

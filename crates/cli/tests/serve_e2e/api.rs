@@ -1,0 +1,477 @@
+//! The JSON API over real HTTP: a whole game played to its end, `suggest` against the CLI's
+//! `--json` contract, explain and guess, and every kind of bad input answered with its 4xx
+//! while the server keeps serving. Also the errors at start (missing or foreign database).
+
+use crate::common::{clue_db, utf8};
+use crate::{Served, db};
+use serde_json::{Value, json};
+use serve::client::{self, Response};
+use std::collections::BTreeSet;
+
+const POS: [&str; 5] = ["apple", "lemon", "olive", "moon", "ice"];
+const NEG: [&str; 4] = ["fire", "war", "india", "film"];
+const ASSASSIN: &str = "opera";
+
+fn post(s: &Served, path: &str, body: Value) -> Response {
+    client::post_json(s.addr, path, &body).unwrap_or_else(|e| panic!("POST {path}: {e}"))
+}
+
+/// The JSON of a response that must have `status`.
+#[track_caller]
+fn expect(r: &Response, status: u16) -> Value {
+    assert_eq!(r.status, status, "body: {}", r.text());
+    assert!(
+        r.header("content-type")
+            .is_some_and(|c| c.starts_with("application/json")),
+        "JSON answer expected: {:?}",
+        r.headers
+    );
+    r.json().unwrap()
+}
+
+/// A 4xx answer: JSON with a non-empty "error".
+#[track_caller]
+fn expect_error(r: &Response, status: u16) -> Value {
+    let v = expect(r, status);
+    assert!(
+        v["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "an error message: {v}"
+    );
+    v
+}
+
+/// The keys of a JSON text in the order they appear (a parsed `Value` sorts them).
+fn keys_in_order(raw: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut s = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => s.extend(chars.next()),
+                '"' => break,
+                c => s.push(c),
+            }
+        }
+        if chars.peek() == Some(&':') {
+            keys.push(s);
+        }
+    }
+    keys
+}
+
+#[test]
+fn a_whole_game_is_played_to_the_end_through_the_api() {
+    let mut s = Served::start(db());
+    let g = expect(&post(&s, "/api/new-game", json!({"seed": 7})), 200);
+    let id = g["id"].as_str().unwrap().to_string();
+    assert_eq!(g["seed"], 7);
+    assert_eq!(g["status"], "playing");
+    let cards = g["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), 25);
+    assert!(
+        cards.iter().all(|c| c["role"].is_null()),
+        "colours hidden: {g}"
+    );
+    // The same seed deals the same board.
+    let again = expect(&post(&s, "/api/new-game", json!({"seed": 7})), 200);
+    assert_eq!(again["cards"], g["cards"]);
+    assert_ne!(again["id"], g["id"]);
+
+    let mut game = g;
+    let mut moves = 0;
+    while game["status"] == "playing" {
+        moves += 1;
+        assert!(moves < 200, "the game should have ended: {game}");
+        let clue = &game["clue"];
+        assert!(
+            clue.get("targets").is_none(),
+            "the turn's targets stay hidden while it is played: {clue}"
+        );
+        let unrevealed: Vec<&str> = game["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["revealed"] == false)
+            .map(|c| c["word"].as_str().unwrap())
+            .collect();
+        // Guess as the guesser would: its best word for the clue, or pass.
+        let pick = match clue["clue"].as_str() {
+            Some(word) if clue["guesses_left"].as_u64().unwrap() > 0 => {
+                let gs = expect(
+                    &post(
+                        &s,
+                        "/api/guess",
+                        json!({"clue": word, "count": 1, "board": unrevealed}),
+                    ),
+                    200,
+                );
+                gs["guesses"][0]["word"].as_str().map(str::to_string)
+            }
+            _ => None,
+        };
+        let before = game["turns"].as_array().unwrap().len();
+        game = match pick {
+            Some(w) => {
+                let v = expect(
+                    &post(&s, &format!("/api/game/{id}/reveal"), json!({"word": w})),
+                    200,
+                );
+                assert_eq!(v["last"]["word"], w.as_str());
+                let card = v["cards"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| c["word"] == w.as_str())
+                    .unwrap();
+                assert_eq!(card["revealed"], true);
+                assert_eq!(card["role"], v["last"]["role"], "the colour is shown");
+                v
+            }
+            None => expect(&post(&s, &format!("/api/game/{id}/pass"), json!({})), 200),
+        };
+        let turns = game["turns"].as_array().unwrap();
+        if turns.len() > before {
+            let t = &turns[before];
+            if !t["clue"].is_null() {
+                assert!(
+                    t["clue"]["targets"].is_array(),
+                    "finished turns show their targets: {t}"
+                );
+            }
+        }
+    }
+    assert!(
+        ["won", "lost"].contains(&game["status"].as_str().unwrap()),
+        "{game}"
+    );
+    assert!(
+        ["all_found", "assassin", "opponent_found"].contains(&game["reason"].as_str().unwrap())
+    );
+    assert!(
+        game["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| !c["role"].is_null()),
+        "every colour is shown at the end"
+    );
+    let red_left = game["remaining"]["red"].as_u64().unwrap();
+    let blue_left = game["remaining"]["blue"].as_u64().unwrap();
+    match game["reason"].as_str().unwrap() {
+        "all_found" => assert_eq!(red_left, 0),
+        "opponent_found" => assert_eq!(blue_left, 0),
+        _ => {}
+    }
+    // No clue given twice in a game.
+    let clues: Vec<&str> = game["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["clue"]["clue"].as_str())
+        .collect();
+    let distinct: BTreeSet<&&str> = clues.iter().collect();
+    assert_eq!(distinct.len(), clues.len(), "{clues:?}");
+    // The game is over: moves are refused, and the game can still be read.
+    let hidden = game["cards"][0]["word"].as_str().unwrap();
+    expect_error(
+        &post(
+            &s,
+            &format!("/api/game/{id}/reveal"),
+            json!({"word": hidden}),
+        ),
+        409,
+    );
+    expect_error(&post(&s, &format!("/api/game/{id}/pass"), json!({})), 409);
+    let read = expect(
+        &client::get(s.addr, &format!("/api/game/{id}")).unwrap(),
+        200,
+    );
+    assert_eq!(read["status"], game["status"]);
+    s.assert_alive();
+}
+
+#[test]
+fn suggest_answers_what_the_cli_prints_with_warnings_after() {
+    let s = Served::start(db());
+    for strategy in ["threshold", "herfindahl"] {
+        let r = post(
+            &s,
+            "/api/suggest",
+            json!({"pos": POS, "neg": NEG, "assassin": ASSASSIN, "strategy": strategy, "top": 3}),
+        );
+        let v = expect(&r, 200);
+        let cli = clue_db([
+            "suggest",
+            "--pos",
+            &POS.join(","),
+            "--neg",
+            &NEG.join(","),
+            "--assassin",
+            ASSASSIN,
+            "--strategy",
+            strategy,
+            "--top",
+            "3",
+            "--json",
+            "--db",
+            utf8(db()),
+        ])
+        .ok();
+        let mut api = v.clone();
+        let warnings = api.as_object_mut().unwrap().remove("warnings");
+        assert!(warnings.is_some_and(|w| w.is_array()));
+        assert_eq!(api, cli.json(), "{strategy}: API and CLI agree");
+        let keys = keys_in_order(&r.text());
+        let alts = v["alternatives"].as_array().unwrap().len();
+        let mut order = vec![
+            "clue",
+            "count",
+            "targets",
+            "score",
+            "strategy",
+            "alternatives",
+        ];
+        for _ in 0..alts {
+            order.extend(["clue", "count", "targets", "score"]);
+        }
+        order.push("warnings");
+        assert_eq!(keys, order, "{}", r.text());
+        assert!(v["clue"].is_string(), "a clue for this board: {v}");
+    }
+    // Case and spacing are normalised as on the command line; `given` clues are skipped.
+    let first = expect(
+        &post(&s, "/api/suggest", json!({"pos": ["Apple", " LEMON "]})),
+        200,
+    );
+    let clue = first["clue"].as_str().unwrap().to_string();
+    let next = expect(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": ["apple", "lemon"], "given": [clue]}),
+        ),
+        200,
+    );
+    assert_ne!(next["clue"].as_str(), Some(clue.as_str()));
+}
+
+#[test]
+fn explain_and_guess_answer_like_the_cli() {
+    let s = Served::start(db());
+    let sug = expect(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": POS, "neg": NEG, "assassin": ASSASSIN}),
+        ),
+        200,
+    );
+    let clue = sug["clue"].as_str().unwrap();
+    let targets = sug["targets"].clone();
+    let ex = expect(
+        &post(&s, "/api/explain", json!({"clue": clue, "terms": targets})),
+        200,
+    );
+    let cli = clue_db(
+        [
+            vec!["explain", clue],
+            targets
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect(),
+            vec!["--json", "--db", utf8(db())],
+        ]
+        .concat(),
+    )
+    .ok();
+    assert_eq!(ex, cli.json());
+    for t in ex["terms"].as_array().unwrap() {
+        let e = &t["evidence"];
+        assert!(
+            e["page_title"].is_string() && e["count"].as_u64().unwrap() >= 1,
+            "{t}"
+        );
+    }
+    let board: Vec<&str> = POS.iter().chain(&NEG).copied().collect();
+    let g = expect(
+        &post(
+            &s,
+            "/api/guess",
+            json!({"clue": clue, "count": 2, "board": board}),
+        ),
+        200,
+    );
+    let cli = clue_db([
+        "guess",
+        "--clue",
+        clue,
+        "--count",
+        "2",
+        "--board",
+        &board.join(","),
+        "--json",
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    assert_eq!(g["guesses"], cli.json());
+    assert_eq!(g["clue"], clue);
+}
+
+#[test]
+fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
+    let mut s = Served::start(db());
+    let raw = |ct: Option<&str>, body: &[u8]| {
+        client::request(s.addr, "POST", "/api/suggest", ct, body).unwrap()
+    };
+    let json_ct = Some("application/json");
+    // Malformed JSON.
+    expect_error(&raw(json_ct, br#"{"pos": ["apple""#), 400);
+    expect_error(&raw(json_ct, b"not json at all"), 400);
+    // No body or not JSON by its content type.
+    expect_error(&raw(Some("text/plain"), br#"{"pos": ["apple"]}"#), 415);
+    expect_error(&raw(None, b""), 415);
+    // JSON of the wrong shape, or with a field the endpoint does not know.
+    expect_error(&raw(json_ct, br#"{"pos": "apple"}"#), 422);
+    expect_error(
+        &raw(json_ct, br#"{"pos": ["apple"], "negative": ["fire"]}"#),
+        422,
+    );
+    expect_error(&raw(json_ct, b"[1, 2]"), 422);
+    // Oversized body: refused by its length, whatever it holds.
+    let big = format!(
+        r#"{{"pos": ["apple"], "neg": [{}]}}"#,
+        vec!["\"fire\""; 20_000].join(",")
+    );
+    assert!(big.len() > serve::MAX_BODY);
+    let v = expect_error(&raw(json_ct, big.as_bytes()), 413);
+    assert!(v["error"].as_str().unwrap().contains("larger than"), "{v}");
+    // Unknown words: 422 naming each, with the closest covered terms, as the CLI does.
+    let v = expect_error(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": ["applle", "moon"], "neg": ["fier"]}),
+        ),
+        422,
+    );
+    let unknown = v["unknown"].as_array().unwrap();
+    assert_eq!(unknown.len(), 2, "{v}");
+    assert_eq!(unknown[0]["word"], "applle");
+    assert!(
+        unknown[0]["closest"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("apple")),
+        "{v}"
+    );
+    assert!(v["error"].as_str().unwrap().contains("applle"), "{v}");
+    // Boards no one can mean, and options out of range.
+    for (body, what) in [
+        (json!({"pos": []}), "pos is empty"),
+        (json!({"pos": ["apple"], "neg": ["Apple"]}), "twice"),
+        (
+            json!({"pos": ["apple"], "strategy": "psychic"}),
+            "unknown strategy",
+        ),
+        (json!({"pos": ["apple"], "top": 0}), "top 0"),
+        (json!({"pos": ["apple"], "top": 1000}), "top 1000"),
+        (json!({"pos": ["apple"], "assassin_margin": -1.0}), "margin"),
+        (json!({"pos": ["  "]}), "empty word"),
+        (json!({"pos": vec!["apple"; 26]}), "26 words"),
+    ] {
+        let v = expect_error(&post(&s, "/api/suggest", body.clone()), 400);
+        assert!(v["error"].as_str().unwrap().contains(what), "{body}: {v}");
+    }
+    expect_error(
+        &post(
+            &s,
+            "/api/explain",
+            json!({"clue": "two words", "terms": ["apple"]}),
+        ),
+        400,
+    );
+    expect_error(
+        &post(
+            &s,
+            "/api/explain",
+            json!({"clue": "fruit", "terms": ["applle"]}),
+        ),
+        422,
+    );
+    expect_error(
+        &post(
+            &s,
+            "/api/guess",
+            json!({"clue": "apple", "board": ["apple", "moon"]}),
+        ),
+        400,
+    );
+    // Games: unknown id, a word not on the board, a seed of the wrong type.
+    expect_error(&post(&s, "/api/game/nope/pass", json!({})), 404);
+    let g = expect(&post(&s, "/api/new-game", json!({"seed": 3})), 200);
+    let id = g["id"].as_str().unwrap();
+    expect_error(
+        &post(
+            &s,
+            &format!("/api/game/{id}/reveal"),
+            json!({"word": "zzzz"}),
+        ),
+        400,
+    );
+    expect_error(&post(&s, "/api/new-game", json!({"seed": -1})), 422);
+    expect_error(
+        &post(&s, "/api/new-game", json!({"strategy": "psychic"})),
+        400,
+    );
+    // Unknown routes and methods.
+    expect_error(&client::get(s.addr, "/api/nothing").unwrap(), 404);
+    expect_error(&client::get(s.addr, "/api/suggest").unwrap(), 405);
+    // Still serving.
+    s.assert_alive();
+    let info = expect(&client::get(s.addr, "/api/info").unwrap(), 200);
+    assert!(info["terms"].as_u64().unwrap() >= 25, "{info}");
+    let page = client::get(s.addr, "/").unwrap();
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("<script src=\"/app.js\""));
+    assert!(
+        !page.text().contains("http://") && !page.text().contains("https://"),
+        "the page loads nothing from elsewhere"
+    );
+}
+
+#[test]
+fn a_missing_or_foreign_database_stops_the_server_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.sqlite");
+    let run = clue_db(["serve", "--port", "0", "--db", utf8(&missing)]).failed();
+    assert!(run.stderr.contains("no database here"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "no URL printed: {}", run.stdout);
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not a database").unwrap();
+    let run = clue_db(["serve", "--port", "0", "--db", utf8(&text)]).failed();
+    assert!(run.stderr.contains("notes.txt"), "{}", run.stderr);
+    // A SQLite file of another program.
+    let other = dir.path().join("other.sqlite");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+        .unwrap();
+    let run = clue_db(["serve", "--port", "0", "--db", utf8(&other)]).failed();
+    assert!(
+        run.stderr.contains("not a clue-db database"),
+        "{}",
+        run.stderr
+    );
+    // A port already taken.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let run = clue_db(["serve", "--port", &port, "--db", utf8(db())]).failed();
+    assert!(run.stderr.contains("listening on"), "{}", run.stderr);
+}

@@ -1,0 +1,671 @@
+//! The HTTP routes: the embedded page and the JSON API under `/api/`.
+//!
+//! Every error is a JSON object `{"error": "…"}` with a 4xx status (5xx only for a failure of
+//! the server itself); request bodies are capped at [`MAX_BODY`]; the query engine runs on
+//! tokio's blocking pool, at most [`AppState::permits`] queries at a time.
+
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use query::game::{Answer, Role, Suggestion};
+use query::legality::{Illegal, Legality, NoLexicon, is_word};
+use query::store_knowledge::{closest, normalize_word};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+use tower_http::catch_panic::CatchPanicLayer;
+
+use crate::engine::{self, Engine, SuggestQuery};
+use crate::game::{Game, Games, MoveError};
+
+/// The largest request body accepted (413 beyond): a full board with every option is < 2 KiB.
+pub const MAX_BODY: usize = 16 * 1024;
+/// The most words a request may carry in one list (a board has 25 cards).
+pub const MAX_WORDS: usize = 25;
+/// The longest card word or clue accepted, in characters.
+pub const MAX_WORD_CHARS: usize = 64;
+/// The most suggestions `/api/suggest` returns.
+pub const MAX_TOP: usize = 20;
+
+const INDEX_HTML: &str = include_str!("../static/index.html");
+const APP_JS: &str = include_str!("../static/app.js");
+const APP_CSS: &str = include_str!("../static/app.css");
+
+/// What every handler shares.
+pub struct AppState {
+    pub engine: Engine,
+    pub games: Games,
+    /// Bounds the queries running at once, so a burst of requests queues instead of opening a
+    /// connection and a thread each.
+    pub permits: Semaphore,
+}
+
+/// The routes, with the body cap and a guard that turns a panic into a 500 JSON answer (the
+/// server keeps serving either way: each connection is its own task).
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/app.js", get(app_js))
+        .route("/app.css", get(app_css))
+        .route("/api/info", get(info))
+        .route("/api/terms", get(terms))
+        .route("/api/board", post(board))
+        .route("/api/suggest", post(suggest))
+        .route("/api/explain", post(explain))
+        .route("/api/guess", post(guess))
+        .route("/api/new-game", post(new_game))
+        .route("/api/game/{id}", get(get_game))
+        .route("/api/game/{id}/reveal", post(reveal))
+        .route("/api/game/{id}/pass", post(pass))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .with_state(state)
+}
+
+/// An error answer: a status and a JSON object with at least `"error"`.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    body: Value,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            body: json!({ "error": message.into() }),
+        }
+    }
+    fn bad(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, message)
+    }
+    fn internal(e: anyhow::Error) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}"))
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(self.body)).into_response()
+    }
+}
+
+type ApiResult<T> = Result<T, ApiError>;
+
+/// A JSON body whose rejections (not JSON, wrong content type, wrong shape, too large) are
+/// answered as JSON errors with axum's status (400, 415, 422, 413).
+pub struct JsonBody<T>(pub T);
+
+impl<S, T> FromRequest<S> for JsonBody<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match Json::<T>::from_request(req, state).await {
+            Ok(Json(v)) => Ok(JsonBody(v)),
+            Err(r) => Err(rejection(r)),
+        }
+    }
+}
+
+fn rejection(r: JsonRejection) -> ApiError {
+    let status = r.status();
+    let message = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            format!("the request body is larger than {MAX_BODY} bytes")
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+            "send the body as JSON, with `Content-Type: application/json`".to_string()
+        }
+        _ => r.body_text(),
+    };
+    ApiError::new(status, message)
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal error (a bug in clue-db serve); the server keeps serving",
+    )
+    .into_response()
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "no such page or endpoint (the API is under /api/: suggest, explain, guess, new-game, game/ID, terms, board, info)",
+    )
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method not allowed here (the /api/ endpoints that take a body take POST with JSON)",
+    )
+}
+
+/// Runs `f` with the engine on the blocking pool, one permit at a time.
+async fn blocking<T, F>(state: &Arc<AppState>, f: F) -> ApiResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&AppState) -> ApiResult<T> + Send + 'static,
+{
+    let _permit = state
+        .permits
+        .acquire()
+        .await
+        .map_err(|e| ApiError::internal(e.into()))?;
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || f(&state))
+        .await
+        .map_err(|e| ApiError::internal(anyhow::anyhow!("a query failed: {e}")))?
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    let mut r = Response::new(Body::from(body));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    // Everything the page uses is served from here: nothing may come from elsewhere.
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'; img-src 'self' data:"),
+    );
+    r
+}
+
+async fn index() -> Response {
+    asset("text/html; charset=utf-8", INDEX_HTML)
+}
+async fn app_js() -> Response {
+    asset("text/javascript; charset=utf-8", APP_JS)
+}
+async fn app_css() -> Response {
+    asset("text/css; charset=utf-8", APP_CSS)
+}
+
+async fn info(State(state): State<Arc<AppState>>) -> Json<Value> {
+    Json(json!({
+        "database": state.engine.path().display().to_string(),
+        "terms": state.engine.terms().len(),
+        "strategies": engine::STRATEGIES,
+        "default_strategy": engine::DEFAULT_STRATEGY,
+        "max_body_bytes": MAX_BODY,
+    }))
+}
+
+async fn terms(State(state): State<Arc<AppState>>) -> Json<Value> {
+    Json(json!({ "terms": state.engine.terms() }))
+}
+
+// ---- checks on what clients send ---------------------------------------------------------
+
+/// A card word as sent: normalised like the CLI's (`normalize_word`), never empty or huge.
+fn card_word(raw: &str, field: &str) -> ApiResult<String> {
+    if raw.chars().count() > MAX_WORD_CHARS {
+        return Err(ApiError::bad(format!(
+            "a word of {field} is longer than {MAX_WORD_CHARS} characters"
+        )));
+    }
+    let w = normalize_word(raw);
+    if w.is_empty() {
+        return Err(ApiError::bad(format!("{field} holds an empty word")));
+    }
+    Ok(w)
+}
+
+fn card_words(raw: &[String], field: &str) -> ApiResult<Vec<String>> {
+    if raw.len() > MAX_WORDS {
+        return Err(ApiError::bad(format!(
+            "{field} has {} words; a board has {MAX_WORDS} cards",
+            raw.len()
+        )));
+    }
+    raw.iter().map(|w| card_word(w, field)).collect()
+}
+
+/// A clue as sent: one lower-case word of letters.
+fn clue_word(raw: &str) -> ApiResult<String> {
+    let c = normalize_word(raw);
+    if c.chars().count() > MAX_WORD_CHARS || !is_word(&c) {
+        return Err(ApiError::bad(format!(
+            "{raw:?} is not a clue: a clue is one word of letters"
+        )));
+    }
+    Ok(c)
+}
+
+/// Refuses a word given twice (a card has one colour), naming both places.
+fn no_repeats(lists: &[(&str, &[String])]) -> ApiResult<()> {
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    for (field, words) in lists {
+        for w in *words {
+            if let Some(first) = seen.insert(w, field) {
+                return Err(ApiError::bad(format!(
+                    "{w:?} is given twice ({first} and {field}); a card is on the board once"
+                )));
+            }
+        }
+    }
+    if seen.len() > MAX_WORDS {
+        return Err(ApiError::bad(format!(
+            "the board has {} words; a board has at most {MAX_WORDS} cards",
+            seen.len()
+        )));
+    }
+    Ok(())
+}
+
+/// 422 naming every word the database does not cover, each with its closest covered terms,
+/// as the CLI's message does.
+fn covered(engine: &Engine, words: &[&String]) -> ApiResult<()> {
+    let terms = engine.terms();
+    let unknown: Vec<Value> = words
+        .iter()
+        .filter(|w| terms.binary_search(w).is_err())
+        .map(|w| json!({ "word": w, "closest": closest(w, terms, 5) }))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = unknown
+        .iter()
+        .map(|u| {
+            format!(
+                "{} (closest: {})",
+                u["word"],
+                u["closest"]
+                    .as_array()
+                    .map(|a| a
+                        .iter()
+                        .filter_map(|v| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    Err(ApiError {
+        status: StatusCode::UNPROCESSABLE_ENTITY,
+        body: json!({
+            "error": format!("not covered terms (the database has no clues for them): {}", names.join("; ")),
+            "unknown": unknown,
+        }),
+    })
+}
+
+fn strategy(name: Option<&str>) -> ApiResult<query::game::StrategyKind> {
+    let name = name.unwrap_or(engine::DEFAULT_STRATEGY);
+    Engine::strategy(name).map_err(|_| {
+        ApiError::bad(format!(
+            "unknown strategy {name:?} (expected one of: {})",
+            engine::STRATEGIES.join(", ")
+        ))
+    })
+}
+
+// ---- /api/suggest ------------------------------------------------------------------------
+
+/// The board of `/api/suggest`, as `clue-db suggest` takes it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuggestBody {
+    pub pos: Vec<String>,
+    #[serde(default)]
+    pub neg: Vec<String>,
+    /// Bystanders.
+    #[serde(default)]
+    pub neutral: Vec<String>,
+    #[serde(default)]
+    pub assassin: Option<String>,
+    /// Clues already given, never suggested again.
+    #[serde(default)]
+    pub given: Vec<String>,
+    #[serde(default)]
+    pub strategy: Option<String>,
+    #[serde(default)]
+    pub top: Option<usize>,
+    #[serde(default)]
+    pub assassin_margin: Option<f64>,
+}
+
+/// `clue-db suggest --json`'s answer, with `"warnings"` after its keys.
+#[derive(Debug, Serialize)]
+pub struct SuggestAnswer {
+    #[serde(flatten)]
+    pub answer: Answer,
+    pub warnings: Vec<String>,
+}
+
+async fn suggest(
+    State(state): State<Arc<AppState>>,
+    JsonBody(b): JsonBody<SuggestBody>,
+) -> ApiResult<Json<SuggestAnswer>> {
+    let pos = card_words(&b.pos, "pos")?;
+    if pos.is_empty() {
+        return Err(ApiError::bad(
+            "pos is empty: give at least one of your team's words",
+        ));
+    }
+    let neg = card_words(&b.neg, "neg")?;
+    let neutral = card_words(&b.neutral, "neutral")?;
+    let assassin = b
+        .assassin
+        .as_deref()
+        .map(|a| card_word(a, "assassin"))
+        .transpose()?;
+    let assassin_list: Vec<String> = assassin.iter().cloned().collect();
+    no_repeats(&[
+        ("pos", &pos),
+        ("neg", &neg),
+        ("neutral", &neutral),
+        ("assassin", &assassin_list),
+    ])?;
+    let top = b.top.unwrap_or(5);
+    if !(1..=MAX_TOP).contains(&top) {
+        return Err(ApiError::bad(format!(
+            "top {top}: give how many suggestions, 1 to {MAX_TOP}"
+        )));
+    }
+    let margin = b.assassin_margin.unwrap_or(engine::DEFAULT_ASSASSIN_MARGIN);
+    if !(margin.is_finite() && margin >= 0.0) {
+        return Err(ApiError::bad(format!(
+            "assassin_margin {margin} is not a margin: give a number of 0 or more"
+        )));
+    }
+    if b.given.len() > MAX_WORDS * 2 {
+        return Err(ApiError::bad(format!(
+            "given has {} clues; a game has far fewer",
+            b.given.len()
+        )));
+    }
+    let mut warnings = Vec::new();
+    let mut given = Vec::new();
+    for g in &b.given {
+        match clue_word(g) {
+            Ok(c) => given.push(c),
+            Err(_) => warnings.push(format!("given {g:?} is not a clue word and was ignored")),
+        }
+    }
+    let strategy = strategy(b.strategy.as_deref())?;
+    let all: Vec<&String> = pos
+        .iter()
+        .chain(&neg)
+        .chain(&neutral)
+        .chain(&assassin_list)
+        .collect();
+    covered(&state.engine, &all)?;
+    let q = SuggestQuery {
+        pos,
+        neg,
+        neutral,
+        assassin,
+        given,
+        strategy,
+        top,
+        assassin_margin: margin,
+    };
+    let answer = blocking(&state, move |s| {
+        s.engine.suggest(&q).map_err(ApiError::internal)
+    })
+    .await?;
+    if answer.clue.is_none() {
+        warnings.push(
+            "no safe clue: every candidate scores at least as high with a card to avoid"
+                .to_string(),
+        );
+    }
+    Ok(Json(SuggestAnswer { answer, warnings }))
+}
+
+// ---- /api/explain and /api/guess ---------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainBody {
+    pub clue: String,
+    pub terms: Vec<String>,
+}
+
+/// `clue-db explain --json`'s answer: the evidence (page, count, excerpt…) per term.
+async fn explain(
+    State(state): State<Arc<AppState>>,
+    JsonBody(b): JsonBody<ExplainBody>,
+) -> ApiResult<Json<Value>> {
+    let clue = clue_word(&b.clue)?;
+    let terms = card_words(&b.terms, "terms")?;
+    if terms.is_empty() {
+        return Err(ApiError::bad("terms is empty: give the cards to explain"));
+    }
+    covered(&state.engine, &terms.iter().collect::<Vec<_>>())?;
+    let c = clue.clone();
+    let found = blocking(&state, move |s| {
+        s.engine.explain(&c, &terms).map_err(ApiError::internal)
+    })
+    .await?;
+    let v: Vec<Value> = found
+        .into_iter()
+        .map(|(t, e)| json!({ "term": t, "evidence": e }))
+        .collect();
+    Ok(Json(json!({ "clue": clue, "terms": v })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GuessBody {
+    pub clue: String,
+    /// The number heard (0: no limit).
+    #[serde(default)]
+    pub count: usize,
+    /// The unrevealed words.
+    pub board: Vec<String>,
+    #[serde(default)]
+    pub floor: Option<f64>,
+}
+
+/// The guesser's ranking of the unrevealed words for a clue (`clue-db guess --json`).
+async fn guess(
+    State(state): State<Arc<AppState>>,
+    JsonBody(b): JsonBody<GuessBody>,
+) -> ApiResult<Json<Value>> {
+    let clue = clue_word(&b.clue)?;
+    let board = card_words(&b.board, "board")?;
+    if board.is_empty() {
+        return Err(ApiError::bad("board is empty: give the unrevealed words"));
+    }
+    no_repeats(&[("board", &board)])?;
+    let floor = b.floor.unwrap_or(0.01);
+    if !(floor.is_finite() && floor >= 0.0) {
+        return Err(ApiError::bad(format!(
+            "floor {floor} is not a score: give a number of 0 or more"
+        )));
+    }
+    if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
+        return Err(ApiError::bad(format!(
+            "the clue {clue:?} is the card {card:?}: a clue is never a board word"
+        )));
+    }
+    covered(&state.engine, &board.iter().collect::<Vec<_>>())?;
+    let (c, count) = (clue.clone(), b.count);
+    let guesses = blocking(&state, move |s| {
+        s.engine
+            .guess(&c, count, &board, floor)
+            .map_err(ApiError::internal)
+    })
+    .await?;
+    Ok(Json(json!({ "clue": clue, "guesses": guesses })))
+}
+
+// ---- boards and games --------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeedBody {
+    #[serde(default)]
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub strategy: Option<String>,
+}
+
+/// A seed from the clock when the client gives none.
+fn clock_seed() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+        % 1_000_000
+}
+
+/// A seeded board with every colour (for assist mode: a generated board to edit).
+async fn board(
+    State(state): State<Arc<AppState>>,
+    JsonBody(b): JsonBody<SeedBody>,
+) -> ApiResult<Json<Value>> {
+    let seed = b.seed.unwrap_or_else(clock_seed);
+    let board = state
+        .engine
+        .board(seed)
+        .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
+    Ok(Json(json!({ "seed": seed, "cards": board.cards })))
+}
+
+/// Gives the game its next clue while it needs one (top 1, never a clue given before).
+fn deal_clue(engine: &Engine, game: &mut Game) -> ApiResult<()> {
+    if !game.needs_clue() {
+        return Ok(());
+    }
+    let v = game.spymaster_view();
+    let q = SuggestQuery {
+        pos: v.pos,
+        neg: v.neg,
+        neutral: v.neutral,
+        assassin: v.assassin,
+        given: v.given,
+        strategy: strategy(Some(&game.strategy))?,
+        top: 1,
+        assassin_margin: engine::DEFAULT_ASSASSIN_MARGIN,
+    };
+    let a = engine.suggest(&q).map_err(ApiError::internal)?;
+    let clue = a.clue.map(|clue| Suggestion {
+        clue,
+        count: a.count,
+        targets: a.targets,
+        score: a.score,
+    });
+    game.start_turn(clue);
+    Ok(())
+}
+
+fn lock(game: &Mutex<Game>) -> std::sync::MutexGuard<'_, Game> {
+    game.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+async fn new_game(
+    State(state): State<Arc<AppState>>,
+    JsonBody(b): JsonBody<SeedBody>,
+) -> ApiResult<Json<crate::game::GameView>> {
+    let seed = b.seed.unwrap_or_else(clock_seed);
+    // Checked now, so a bad name is a 400 before any work; the game keeps the name.
+    let name = b
+        .strategy
+        .unwrap_or_else(|| engine::DEFAULT_STRATEGY.to_string());
+    strategy(Some(&name))?;
+    blocking(&state, move |s| {
+        let board = s
+            .engine
+            .board(seed)
+            .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
+        let mut game = Game::new(s.games.new_id(), seed, &name, board);
+        deal_clue(&s.engine, &mut game)?;
+        let view = game.view();
+        s.games.insert(game);
+        Ok(Json(view))
+    })
+    .await
+}
+
+fn find_game(state: &AppState, id: &str) -> ApiResult<Arc<Mutex<Game>>> {
+    state.games.get(id).ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no game {id:?} (games are kept in memory, at most {}; start a new one)",
+                Games::CAPACITY
+            ),
+        )
+    })
+}
+
+async fn get_game(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<crate::game::GameView>> {
+    let game = find_game(&state, &id)?;
+    Ok(Json(lock(&game).view()))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RevealBody {
+    pub word: String,
+}
+
+fn move_error(e: MoveError) -> ApiError {
+    let status = match e {
+        MoveError::NotOnBoard(_) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::CONFLICT,
+    };
+    ApiError::new(status, e.to_string())
+}
+
+/// The person reveals a card; the answer is the game after it (and after the opponent's move
+/// and the next clue, when the turn ended).
+async fn reveal(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    JsonBody(b): JsonBody<RevealBody>,
+) -> ApiResult<Json<Value>> {
+    let word = card_word(&b.word, "word")?;
+    let game = find_game(&state, &id)?;
+    blocking(&state, move |s| {
+        let mut g = lock(&game);
+        let role: Role = g.reveal(&word).map_err(move_error)?;
+        deal_clue(&s.engine, &mut g)?;
+        let mut v = serde_json::to_value(g.view()).map_err(|e| ApiError::internal(e.into()))?;
+        v["last"] = json!({ "word": word, "role": role });
+        Ok(Json(v))
+    })
+    .await
+}
+
+/// The person ends the turn.
+async fn pass(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<crate::game::GameView>> {
+    let game = find_game(&state, &id)?;
+    blocking(&state, move |s| {
+        let mut g = lock(&game);
+        g.pass().map_err(move_error)?;
+        deal_clue(&s.engine, &mut g)?;
+        Ok(Json(g.view()))
+    })
+    .await
+}

@@ -1,0 +1,158 @@
+//! `clue-db serve`: a local web app over the query engine. Play mode (clue-db is the
+//! spymaster, a person guesses), assist mode (a person's real board, live suggestions) and the
+//! JSON API under `/api/` that the page uses (`api.rs` documents each route; the README has
+//! examples). The page's HTML, CSS and JS are compiled in (`static/`): nothing is fetched at run
+//! time, from the disk or the internet.
+//!
+//! Start reading at [`Server::bind`], then `api.rs` (routes), `engine.rs` (the one adapter to
+//! the query engine) and `game.rs` (play-mode rules).
+
+mod api;
+pub mod client;
+pub mod engine;
+pub mod game;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tokio::sync::Semaphore;
+
+pub use api::{MAX_BODY, MAX_TOP, MAX_WORDS};
+
+/// Where to listen and what to serve.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub db: PathBuf,
+    /// 127.0.0.1 unless the user asks otherwise: the server has no authentication.
+    pub host: IpAddr,
+    /// 0 picks a free port.
+    pub port: u16,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            db: PathBuf::from("db/clues.sqlite"),
+            host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: 8080,
+        }
+    }
+}
+
+/// A server bound to its port with its database open, not yet serving.
+pub struct Server {
+    listener: std::net::TcpListener,
+    state: Arc<api::AppState>,
+    addr: SocketAddr,
+}
+
+impl Server {
+    /// Opens the database (a missing file, or one that is not a clue-db database, is an error
+    /// naming it) and binds the port. Nothing is served until [`Server::run`].
+    pub fn bind(config: &Config) -> Result<Server> {
+        // The store's errors name the file.
+        let engine = engine::Engine::open(&config.db).context("clue-db serve needs a database")?;
+        let listener = std::net::TcpListener::bind((config.host, config.port))
+            .with_context(|| format!("listening on {}:{}", config.host, config.port))?;
+        listener
+            .set_nonblocking(true)
+            .context("making the listening socket non-blocking")?;
+        let addr = listener.local_addr().context("reading the bound address")?;
+        let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let state = Arc::new(api::AppState {
+            engine,
+            games: game::Games::new(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(1),
+            ),
+            // Queries are CPU-bound: a few more than the cores keeps them busy while SQLite waits.
+            permits: Semaphore::new(workers * 2),
+        });
+        Ok(Server {
+            listener,
+            state,
+            addr,
+        })
+    }
+
+    /// The address bound (the real port when 0 was asked).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The page's URL.
+    pub fn url(&self) -> String {
+        let host = match self.addr.ip() {
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            IpAddr::V4(ip) => ip.to_string(),
+        };
+        format!("http://{host}:{}/", self.addr.port())
+    }
+
+    /// How many covered terms the database has.
+    pub fn terms(&self) -> usize {
+        self.state.engine.terms().len()
+    }
+
+    /// Serves until Ctrl-C or SIGTERM, then finishes the requests in flight.
+    pub fn run(self) -> Result<()> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?;
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(self.listener)
+                .context("handing the socket to the runtime")?;
+            axum::serve(listener, api::router(self.state))
+                .with_graceful_shutdown(shutdown())
+                .await
+                .context("serving HTTP")
+        })
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
+
+/// Opens `url` in the desktop's browser (`xdg-open`, `open` on macOS); an error says why not,
+/// and the caller only warns: the URL is printed anyway.
+pub fn open_browser(url: &str) -> Result<()> {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let mut child = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .with_context(|| format!("running {opener} {url}"))?;
+    // Reaped in the background, so it leaves no zombie behind.
+    std::thread::spawn(move || child.wait());
+    Ok(())
+}

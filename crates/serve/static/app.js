@@ -1,0 +1,425 @@
+// clue-db serve: play mode (clue-db gives the clues, you guess) and assist mode (your board,
+// live suggestions). Plain JS, no build step; everything goes through the JSON API under /api/.
+'use strict';
+
+const $ = (sel, el = document) => el.querySelector(sel);
+const ROLES = {
+  red: { label: 'Red agent', sym: '▲' },
+  blue: { label: 'Blue agent', sym: '●' },
+  bystander: { label: 'Bystander', sym: '■' },
+  assassin: { label: 'Assassin', sym: '✖' },
+};
+const LAYOUT = [...Array(9).fill('red'), ...Array(8).fill('blue'), ...Array(7).fill('bystander'), 'assassin'];
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+// One API call; a non-2xx answer throws an Error carrying the JSON body (`.data`).
+async function api(path, body) {
+  const opts = body === undefined ? {} : {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  };
+  const r = await fetch(path, opts);
+  let data;
+  try { data = await r.json(); } catch (_) { data = { error: `HTTP ${r.status}` }; }
+  if (!r.ok) {
+    const e = new Error(data.error || `HTTP ${r.status}`);
+    e.data = data;
+    e.status = r.status;
+    throw e;
+  }
+  return data;
+}
+
+function badge(role) {
+  const r = ROLES[role];
+  return el('span', { class: 'badge' }, el('span', { class: 'sym', 'aria-hidden': 'true', text: r.sym }), ' ',
+    el('span', { class: 'label', text: r.label }));
+}
+
+function roleChip(word, role) {
+  return el('span', { class: `chip role-${role}`, title: ROLES[role].label },
+    `${word} `, el('span', { 'aria-hidden': 'true', text: ROLES[role].sym }),
+    el('span', { class: 'sr', text: ` (${ROLES[role].label})` }));
+}
+
+// Evidence of a clue for some cards, into `target`.
+async function showEvidence(target, clue, terms) {
+  target.replaceChildren(el('p', { text: `Evidence for “${clue}”…` }));
+  try {
+    const ex = await api('/api/explain', { clue, terms });
+    const items = ex.terms.map(({ term, evidence: e }) => {
+      if (!e) return el('li', {}, el('b', { text: term }), ': no evidence (score 0)');
+      const where = e.direction === 'clue_page'
+        ? `“${term}” counted ${e.count}× in the page “${e.page_title}”`
+        : `“${clue}” counted ${e.count}× in the page “${e.page_title}”`;
+      return el('li', {}, el('b', { text: term }), `: score ${e.score.toFixed(2)} — ${where}`,
+        e.excerpt ? el('blockquote', { text: e.excerpt }) : null);
+    });
+    target.replaceChildren(el('h3', { text: `Why “${clue}”` }), el('ul', {}, ...items));
+  } catch (err) {
+    target.replaceChildren(el('p', { class: 'status error', text: err.message }));
+  }
+}
+
+// ---- tabs -----------------------------------------------------------------------------------
+function selectTab(name) {
+  for (const t of ['play', 'assist']) {
+    const on = t === name;
+    const tab = $(`#tab-${t}`);
+    tab.setAttribute('aria-selected', String(on));
+    tab.tabIndex = on ? 0 : -1;
+    $(`#${t}`).hidden = !on;
+  }
+  if (location.hash !== `#${name}`) history.replaceState(null, '', `#${name}`);
+  if (name === 'assist') assist.refresh();
+}
+for (const t of ['play', 'assist']) $(`#tab-${t}`).addEventListener('click', () => selectTab(t));
+$('.tabs').addEventListener('keydown', (ev) => {
+  if (ev.key !== 'ArrowLeft' && ev.key !== 'ArrowRight') return;
+  const next = $('#tab-play').getAttribute('aria-selected') === 'true' ? 'assist' : 'play';
+  selectTab(next);
+  $(`#tab-${next}`).focus();
+});
+
+// Arrow keys move between the cards of a 5-wide grid.
+function gridKeys(grid, selector) {
+  grid.addEventListener('keydown', (ev) => {
+    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -5, ArrowDown: 5 };
+    if (!(ev.key in moves)) return;
+    const cards = [...grid.querySelectorAll(selector)];
+    const i = cards.indexOf(document.activeElement);
+    if (i < 0) return;
+    const j = i + moves[ev.key];
+    if (j >= 0 && j < cards.length) { cards[j].focus(); ev.preventDefault(); }
+  });
+}
+
+// ---- play mode -------------------------------------------------------------------------------
+const play = {
+  game: null,
+  busy: false,
+
+  async newGame(seed) {
+    const body = { strategy: $('#play-strategy').value || undefined };
+    if (seed !== '' && seed !== undefined) body.seed = Number(seed);
+    this.setStatus('Dealing…');
+    try {
+      this.game = await api('/api/new-game', body);
+      $('#seed').value = this.game.seed;
+      $('#play-evidence').replaceChildren();
+      this.setStatus(`New game, seed ${this.game.seed}. Click the cards you think the clue means.`);
+      this.render();
+    } catch (err) {
+      this.setStatus(err.message, true);
+    }
+  },
+
+  setStatus(text, error = false) {
+    const s = $('#play-status');
+    s.textContent = text;
+    s.classList.toggle('error', error);
+  },
+
+  async reveal(word) {
+    if (this.busy || !this.game) return;
+    this.busy = true;
+    try {
+      const g = await api(`/api/game/${this.game.id}/reveal`, { word });
+      this.game = g;
+      const r = ROLES[g.last.role];
+      this.setStatus(`${word}: ${r.label} ${r.sym}`);
+      this.render();
+    } catch (err) {
+      this.setStatus(err.message, true);
+    } finally {
+      this.busy = false;
+    }
+  },
+
+  async pass() {
+    if (this.busy || !this.game) return;
+    this.busy = true;
+    try {
+      this.game = await api(`/api/game/${this.game.id}/pass`, {});
+      this.setStatus('You passed; blue played.');
+      this.render();
+    } catch (err) {
+      this.setStatus(err.message, true);
+    } finally {
+      this.busy = false;
+    }
+  },
+
+  render() {
+    const g = this.game;
+    const over = g.status !== 'playing';
+    const focused = document.activeElement && document.activeElement.dataset.word;
+    const grid = $('#play-grid');
+    grid.replaceChildren(...g.cards.map((c) => {
+      const label = c.role
+        ? `${c.word}, ${ROLES[c.role].label}${c.revealed ? '' : ' (not guessed)'}${c.by === 'opponent' ? ', revealed by blue' : ''}`
+        : `${c.word}, hidden`;
+      const b = el('button', {
+        type: 'button',
+        class: `card${c.role ? ` role-${c.role} shown` : ''}${c.revealed ? ' revealed' : ''}${c.by === 'opponent' ? ' by-opponent' : ''}`,
+        'data-word': c.word,
+        'aria-label': label,
+        // Not `disabled`: a revealed card stays focusable, so keyboard and screen-reader users
+        // can move over it and hear its colour.
+        'aria-disabled': c.revealed || over ? 'true' : null,
+        onclick: () => { if (!c.revealed && !over) this.reveal(c.word); },
+      }, el('span', { class: 'word', text: c.word }), c.role ? badge(c.role) : null);
+      return b;
+    }));
+    if (focused) {
+      const again = grid.querySelector(`[data-word="${CSS.escape(focused)}"]`);
+      if (again) again.focus();
+    }
+    const banner = $('#clue-banner');
+    if (over) {
+      const why = { all_found: 'You found all 9 red agents: you win!', assassin: 'The assassin! You lose.',
+        opponent_found: 'Blue revealed all its agents: you lose.' }[g.reason] || 'Game over.';
+      banner.replaceChildren(el('strong', { text: why }));
+    } else if (g.clue && g.clue.clue) {
+      banner.replaceChildren('Clue: ', el('span', { class: 'clue-word', text: g.clue.clue }), ` ${g.clue.count}`,
+        el('span', { class: 'muted', text: ` — ${g.clue.guesses_left} guess${g.clue.guesses_left === 1 ? '' : 'es'} left` }));
+    } else {
+      banner.replaceChildren('No safe clue this turn: pass.');
+    }
+    $('#pass').disabled = over;
+    $('#remaining').textContent = `Red left: ${g.remaining.red} · Blue left: ${g.remaining.blue}`;
+    this.renderHistory();
+  },
+
+  renderHistory() {
+    const g = this.game;
+    const items = g.turns.map((t, i) => {
+      const li = el('li', { class: 'turn' });
+      if (t.clue) {
+        li.append(el('span', { class: 'clue-word', text: t.clue.clue }), ` ${t.clue.count} → meant `,
+          t.clue.targets.join(', ') || '—', ' ',
+          el('button', { type: 'button', class: 'linkish', 'aria-label': `Why ${t.clue.clue}?`,
+            onclick: () => showEvidence($('#play-evidence'), t.clue.clue, t.clue.targets) }, 'why?'));
+      } else {
+        li.append(`Turn ${i + 1}: no safe clue`);
+      }
+      const rev = t.revealed.length ? t.revealed.map((r) => roleChip(r.word, r.role)) : ['nothing'];
+      li.append(el('div', {}, 'You: ', ...rev));
+      if (t.opponent) li.append(el('div', {}, 'Blue: ', roleChip(t.opponent, 'blue')));
+      return li;
+    });
+    if (g.clue && g.clue.clue) {
+      const cur = el('li', { class: 'turn current' }, el('span', { class: 'clue-word', text: g.clue.clue }),
+        ` ${g.clue.count} (this turn)`);
+      if (g.clue.revealed.length) cur.append(el('div', {}, 'You: ', ...g.clue.revealed.map((r) => roleChip(r.word, r.role))));
+      items.push(cur);
+    }
+    $('#history').replaceChildren(...items);
+  },
+};
+
+// "New game" deals a fresh random board, unless the seed field was changed to ask for one.
+$('#new-game-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const seed = $('#seed').value;
+  play.newGame(play.game && seed === String(play.game.seed) ? '' : seed);
+});
+$('#pass').addEventListener('click', () => play.pass());
+gridKeys($('#play-grid'), 'button.card');
+
+// ---- assist mode -----------------------------------------------------------------------------
+const STORE_KEY = 'clue-db-assist';
+const assist = {
+  cards: LAYOUT.map((role) => ({ word: '', role, revealed: false })),
+  team: 'red',
+  seq: 0,
+  timer: null,
+  built: false,
+
+  load() {
+    try {
+      const s = JSON.parse(localStorage.getItem(STORE_KEY) || 'null');
+      if (s && Array.isArray(s.cards) && s.cards.length === 25) {
+        this.cards = s.cards.map((c) => ({ word: String(c.word || ''), role: ROLES[c.role] ? c.role : 'bystander', revealed: !!c.revealed }));
+        this.team = s.team === 'blue' ? 'blue' : 'red';
+      }
+    } catch (_) { /* a broken saved board is replaced by an empty one */ }
+    $('#team').value = this.team;
+  },
+
+  save() {
+    try { localStorage.setItem(STORE_KEY, JSON.stringify({ cards: this.cards, team: this.team })); } catch (_) { /* private mode */ }
+  },
+
+  build() {
+    const grid = $('#assist-grid');
+    grid.replaceChildren(...this.cards.map((c, i) => {
+      const n = i + 1;
+      const word = el('input', { class: 'word', type: 'text', 'aria-label': `Card ${n} word`, autocomplete: 'off', spellcheck: 'false', list: 'terms' });
+      word.addEventListener('input', () => { this.cards[i].word = word.value; this.changed(); });
+      const role = el('select', { class: 'role', 'aria-label': `Card ${n} colour` },
+        ...Object.entries(ROLES).map(([k, r]) => el('option', { value: k, text: `${r.sym} ${r.label}` })));
+      role.addEventListener('change', () => { this.cards[i].role = role.value; this.changed(); });
+      const rev = el('input', { type: 'checkbox', class: 'revealed-box', 'aria-label': `Card ${n} revealed` });
+      rev.addEventListener('change', () => { this.cards[i].revealed = rev.checked; this.changed(); });
+      return el('div', { class: 'card', 'data-index': i }, word, role, el('label', { class: 'rev' }, rev, 'revealed'));
+    }));
+    this.built = true;
+    this.sync();
+  },
+
+  // Inputs and classes from the model.
+  sync() {
+    const cards = [...$('#assist-grid').children];
+    cards.forEach((div, i) => {
+      const c = this.cards[i];
+      const w = $('input.word', div);
+      if (w.value !== c.word) w.value = c.word;
+      $('select.role', div).value = c.role;
+      $('input.revealed-box', div).checked = c.revealed;
+      div.className = `card role-${c.role}${c.revealed ? ' revealed' : ''}`;
+    });
+  },
+
+  changed() {
+    this.save();
+    this.sync();
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.suggest(), 250);
+  },
+
+  refresh() {
+    if (!this.built) this.build();
+    this.suggest();
+  },
+
+  setStatus(text, error = false) {
+    const s = $('#assist-status');
+    s.textContent = text;
+    s.classList.toggle('error', error);
+  },
+
+  async suggest() {
+    const live = this.cards.filter((c) => c.word.trim() && !c.revealed);
+    const other = this.team === 'red' ? 'blue' : 'red';
+    const words = (role) => live.filter((c) => c.role === role).map((c) => c.word.trim());
+    const assassins = words('assassin');
+    const body = {
+      pos: words(this.team), neg: [...words(other), ...assassins.slice(1)], neutral: words('bystander'),
+      assassin: assassins[0], strategy: $('#assist-strategy').value || undefined, top: 5,
+    };
+    const seq = ++this.seq;
+    $('#unknown').replaceChildren();
+    for (const div of $('#assist-grid').children) div.classList.remove('unknown');
+    if (!body.pos.length) {
+      $('#suggestions').replaceChildren();
+      $('#assist-evidence').replaceChildren();
+      this.setStatus(`Type or paste the board, and mark at least one unrevealed card ${ROLES[this.team].label}.`);
+      return;
+    }
+    this.setStatus('Thinking…');
+    try {
+      const a = await api('/api/suggest', body);
+      if (seq !== this.seq) return; // a newer board is on its way
+      this.render(a);
+    } catch (err) {
+      if (seq !== this.seq) return;
+      $('#suggestions').replaceChildren();
+      $('#assist-evidence').replaceChildren();
+      this.setStatus(err.message, true);
+      if (err.data && Array.isArray(err.data.unknown)) this.showUnknown(err.data.unknown);
+    }
+  },
+
+  render(a) {
+    const all = a.clue ? [{ clue: a.clue, count: a.count, targets: a.targets, score: a.score }, ...a.alternatives] : [];
+    this.setStatus(a.clue ? `Best clue (${a.strategy}):` : (a.warnings[0] || 'No safe clue.'));
+    $('#suggestions').replaceChildren(...all.map((s, i) => el('li', { class: i === 0 ? 'best' : '' },
+      el('span', { class: 'clue-word', text: s.clue }), ` ${s.count} → ${s.targets.join(', ')} `,
+      el('span', { class: 'muted', text: `(score ${s.score.toFixed(2)}) ` }),
+      el('button', { type: 'button', class: 'linkish', 'aria-label': `Why ${s.clue}?`,
+        onclick: () => showEvidence($('#assist-evidence'), s.clue, s.targets) }, 'why?'))));
+    if (a.clue) showEvidence($('#assist-evidence'), a.clue, a.targets);
+    else $('#assist-evidence').replaceChildren();
+  },
+
+  // Marks the cards the database does not cover and offers the closest covered words.
+  showUnknown(unknown) {
+    const divs = [...$('#assist-grid').children];
+    const rows = unknown.map((u) => {
+      const i = this.cards.findIndex((c) => normalize(c.word) === u.word);
+      if (i >= 0) divs[i].classList.add('unknown');
+      return el('p', {}, `“${u.word}” is not covered. Closest: `, ...u.closest.map((w) => el('button', {
+        type: 'button', class: 'linkish', 'data-word': w, 'aria-label': `Replace ${u.word} with ${w}`,
+        onclick: () => { if (i >= 0) { this.cards[i].word = w; this.changed(); } },
+      }, w)));
+    });
+    $('#unknown').replaceChildren(...rows);
+  },
+
+  fill(text) {
+    const words = text.split(/[,;\n\t]+/).map((w) => w.trim()).filter(Boolean).slice(0, 25);
+    if (!words.length) { this.setStatus('Nothing to fill: paste words separated by commas or lines.', true); return; }
+    words.forEach((w, i) => { this.cards[i].word = w; });
+    for (let i = words.length; i < 25; i++) this.cards[i].word = '';
+    this.changed();
+  },
+
+  async generate() {
+    try {
+      const b = await api('/api/board', {});
+      this.cards = b.cards.map((c) => ({ word: c.word, role: c.role, revealed: false }));
+      this.changed();
+    } catch (err) {
+      this.setStatus(err.message, true);
+    }
+  },
+
+  clear() {
+    this.cards = LAYOUT.map((role) => ({ word: '', role, revealed: false }));
+    this.changed();
+  },
+};
+
+// The server's normal form of a card word (trimmed, lower-case, single spaces, hyphen = space).
+function normalize(w) {
+  return w.split(/[\s-]+/).filter(Boolean).join(' ').toLowerCase();
+}
+
+$('#fill').addEventListener('click', () => assist.fill($('#paste').value));
+$('#generate').addEventListener('click', () => assist.generate());
+$('#clear').addEventListener('click', () => assist.clear());
+$('#team').addEventListener('change', () => { assist.team = $('#team').value; assist.changed(); });
+$('#assist-strategy').addEventListener('change', () => assist.changed());
+gridKeys($('#assist-grid'), 'input.word');
+
+// ---- start -----------------------------------------------------------------------------------
+(async function start() {
+  assist.load();
+  // `?seed=N` deals that board first (links to a game, and the browser test's screenshot).
+  const seed = new URLSearchParams(location.search).get('seed');
+  if (seed !== null && /^\d+$/.test(seed)) $('#seed').value = seed;
+  try {
+    const info = await api('/api/info');
+    for (const sel of document.querySelectorAll('select.strategy')) {
+      sel.replaceChildren(...info.strategies.map((s) => el('option', { value: s, text: s, selected: s === info.default_strategy })));
+    }
+    const t = await api('/api/terms');
+    document.body.append(el('datalist', { id: 'terms' }, ...t.terms.map((w) => el('option', { value: w }))));
+  } catch (err) {
+    play.setStatus(`The server did not answer: ${err.message}`, true);
+  }
+  selectTab(location.hash === '#assist' ? 'assist' : 'play');
+  await play.newGame($('#seed').value);
+  document.body.dataset.ready = 'true';
+}());
