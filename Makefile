@@ -1,11 +1,13 @@
 # clue-db: `make pipeline` builds db/clues.sqlite from the offline corpus; `make test` runs the tests.
 SHARED ?= ../shared/data
-CORPUS ?= wikispeedia
+# Every corpus of the offline data: Wikispeedia (text and links), then the 2015 slice (text).
+CORPUS ?= wikispeedia,enwiki-2015-wikiextractor
 DB ?= db/clues.sqlite
 CARGO ?= cargo
-BIN = target/release/clue-db
+# The release binary, wherever cargo puts it.
+BIN = $(or $(CARGO_TARGET_DIR),target)/release/clue-db
 
-.PHONY: build pipeline test lint fmt bench clean
+.PHONY: build pipeline test lint fmt bench eval clean
 
 build:
 	$(CARGO) build --release
@@ -25,6 +27,15 @@ fmt:
 
 bench: build
 	bash scripts/bench.sh
+
+# The clues judged from outside: 200 seeded games on all card words, every strategy, with our own
+# guesser and with GloVe vectors trained elsewhere (read by the guesser only, never the spymaster).
+EVAL_GAMES ?= 200
+EVAL_SEED ?= 1
+GUESSER ?= $(SHARED)/guesser/glove-6B-50d-top100k.txt.gz
+eval: build
+	$(BIN) eval --games $(EVAL_GAMES) --seed $(EVAL_SEED) --db $(DB) \
+		--strategies relatedness,threshold,herfindahl --guesser own --guesser vectors:$(GUESSER)
 
 clean:
 	$(CARGO) clean

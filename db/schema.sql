@@ -1,4 +1,4 @@
--- clue-db store, schema version 3. Documented table by table in db/README.md.
+-- clue-db store, schema version 4. Documented table by table in db/README.md.
 -- Titles are stored as Wikipedia displays them: spaces, URL-decoded, first letter upper-case.
 -- Terms and clues are lower-case.
 
@@ -113,4 +113,49 @@ CREATE TABLE IF NOT EXISTS term_docs (
     word  TEXT    NOT NULL,
     count INTEGER NOT NULL,
     PRIMARY KEY (term, word)
+) WITHOUT ROWID;
+
+-- Relatedness (stage `relatedness`): how strongly each card word relates to each clue word,
+-- learned from all page text. Dense: every listed card word has a value with every clue word.
+
+-- The clue words: content words of letters a-z seen at least `relatedness.min_count` times
+-- (plurals folded into the singular), ids in order of frequency.
+CREATE TABLE IF NOT EXISTS clue_words (
+    id    INTEGER PRIMARY KEY,  -- 0-based; the position of the word's score in relatedness_vectors.scores
+    word  TEXT    NOT NULL UNIQUE,
+    count INTEGER NOT NULL,     -- occurrences in all page text (plural forms included)
+    pages INTEGER NOT NULL,     -- pages it occurs on (document frequency)
+    risk  REAL    NOT NULL      -- the score a card word the corpus does not know is assumed to
+                                -- have with this clue: the 90th percentile of its scores with
+                                -- the card words (a risk, never "safe")
+);
+
+-- One row per (card word, clue word): the score and the evidence it is made of.
+CREATE TABLE IF NOT EXISTS relatedness (
+    term          TEXT    NOT NULL,  -- card word (terms.term)
+    clue          TEXT    NOT NULL,  -- clue_words.word
+    score         REAL    NOT NULL,  -- w*z(ppmi) + (1-w)*z(cosine), see db/README.md
+    ppmi          REAL    NOT NULL,  -- first order: mean of PPMI(term, clue) and PPMI(clue, term)
+    cosine        REAL    NOT NULL,  -- second order: cosine of the SVD word vectors
+    cooccurrences INTEGER NOT NULL,  -- meetings within the window, same sentence
+    PRIMARY KEY (term, clue)
+) WITHOUT ROWID;
+
+-- The same scores packed for the query engine: one row per card word, `scores` holding one
+-- little-endian float32 per clue word in clue_words.id order (4 bytes x clue_words rows).
+CREATE TABLE IF NOT EXISTS relatedness_vectors (
+    term   TEXT    PRIMARY KEY,
+    count  INTEGER NOT NULL,  -- occurrences of the card word in all page text
+    scores BLOB    NOT NULL   -- relatedness.score per clue word
+) WITHOUT ROWID;
+
+-- Where a card word and a clue word meet: the sentence and page of one meeting, for the pairs
+-- a query may show (each card word's strongest clue words).
+CREATE TABLE IF NOT EXISTS relatedness_evidence (
+    term    TEXT    NOT NULL,
+    clue    TEXT    NOT NULL,
+    page_id INTEGER NOT NULL,  -- the page where they meet most often
+    meetings INTEGER NOT NULL, -- their meetings on that page
+    excerpt TEXT,              -- a sentence of that page where they meet
+    PRIMARY KEY (term, clue)
 ) WITHOUT ROWID;

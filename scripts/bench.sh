@@ -14,12 +14,12 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 DATA=${DATA:-../shared/data}
-BIN=target/release/clue-db
+BIN=${CARGO_TARGET_DIR:-target}/release/clue-db
 BOARDS=${BENCH_BOARDS:-1000}
 PROCESS_BOARDS=${BENCH_PROCESS_BOARDS:-1000}
 SEED=${BENCH_SEED:-1}
 MS_REPEAT=${BENCH_MS_REPEAT:-5}
-STRATEGIES=(threshold herfindahl)
+STRATEGIES=(relatedness threshold herfindahl)
 
 die() { echo "bench: $*" >&2; exit 1; }
 [ -x "$BIN" ] || die "$BIN not found: build it first (\`make bench\` does, or \`cargo build --release\`)"
@@ -212,26 +212,47 @@ done
 rm -f "$TMP"/ms* "$TMP/enwiki.xml"
 
 # ---------------------------------------------------------------------------------------------
-section "2. Pipeline: \`clue-db pipeline all --corpus wikispeedia\` (seconds from \`clue-db info\`)"
-DB=$TMP/bench.sqlite
-t0=$(now)
-"$BIN" pipeline all --corpus wikispeedia --data "$DATA" --db "$DB" 2>"$TMP/pipeline.log" ||
-    { cat "$TMP/pipeline.log" >&2; die "pipeline all failed"; }
-t1=$(now)
-"$BIN" info --db "$DB" >"$TMP/info.tsv"
+section "2. Pipeline: \`clue-db pipeline all\` per corpus (seconds from \`clue-db info\`; wall time and peak memory from /usr/bin/time -v)"
+# Wikispeedia alone, then both corpora (what \`make pipeline\` builds: Wikispeedia's text and
+# links, then the 2015 slice's text). The query benchmarks below read the second database.
 meta() { awk -F'\t' -v k="$1" '$1 == k { print $2; found = 1 } END { if (!found) print "-" }' "$TMP/info.tsv"; }
-printf '%-14s %9s\n' stage seconds
-rule
-for stage in ingest terms term_pages clue_pages count chunks pagerank scores; do
-    printf '%-14s %9s\n' "$stage" "$(meta "$stage.seconds")"
+STAGE_NAMES="ingest terms term_pages clue_pages count chunks pagerank scores relatedness"
+for corpus in wikispeedia wikispeedia,enwiki-2015-wikiextractor; do
+    DB=$TMP/bench-${corpus%%,*}$([ "$corpus" = wikispeedia ] || echo -all).sqlite
+    echo
+    echo "corpus $corpus ($(nproc) cores):"
+    t0=$(now)
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -v "$BIN" pipeline all --corpus "$corpus" --data "$DATA" --db "$DB" \
+            2>"$TMP/pipeline.log" || { cat "$TMP/pipeline.log" >&2; die "pipeline all --corpus $corpus failed"; }
+    else
+        "$BIN" pipeline all --corpus "$corpus" --data "$DATA" --db "$DB" 2>"$TMP/pipeline.log" ||
+            { cat "$TMP/pipeline.log" >&2; die "pipeline all --corpus $corpus failed"; }
+    fi
+    t1=$(now)
+    "$BIN" info --db "$DB" >"$TMP/info.tsv"
+    printf '%-14s %9s\n' stage seconds
+    rule
+    for stage in $STAGE_NAMES; do
+        printf '%-14s %9s\n' "$stage" "$(meta "$stage.seconds")"
+    done
+    # Any stage added later still shows up.
+    awk -F'\t' -v known=" $STAGE_NAMES " '$1 ~ /\.seconds$/ { s = $1; sub(/\.seconds$/, "", s);
+        if (index(known, " " s " ") == 0) printf "%-14s %9s\n", s, $2 }' "$TMP/info.tsv"
+    printf '%-14s %9s\n' "whole command" "$(elapsed "$t0" "$t1")"
+    if [ -x /usr/bin/time ]; then
+        awk -F': ' '/Elapsed \(wall clock\)/ { wall = $2 } /Maximum resident set size/ { rss = $2 }
+            END { printf "wall %s, peak RSS %.0f MB (/usr/bin/time -v)\n", wall, rss / 1024 }' "$TMP/pipeline.log"
+    else
+        echo "(no /usr/bin/time: peak memory not measured)"
+    fi
+    echo "pages per source: $(awk -F'\t' '$1 ~ /^ingest(\.[^.]+)?\.pages$/ { printf "%s%s %s", sep, $1, $2; sep = ", " }' "$TMP/info.tsv");" \
+        "duplicates $(meta ingest.duplicates); relatedness: $(meta relatedness.tokens) tokens," \
+        "$(meta relatedness.clue_words) clue words x $(meta relatedness.card_words) card words"
 done
-# Any stage added later still shows up.
-awk -F'\t' '$1 ~ /\.seconds$/ { s = $1; sub(/\.seconds$/, "", s);
-    if (s !~ /^(ingest|terms|term_pages|clue_pages|count|chunks|pagerank|scores)$/) printf "%-14s %9s\n", s, $2 }' "$TMP/info.tsv"
-printf '%-14s %9s\n' "whole command" "$(elapsed "$t0" "$t1")"
 echo
 eps=$(meta pagerank.edges_per_second)
-echo "PageRank on the wikispeedia graph: $(meta pagerank.nodes) nodes, $(meta pagerank.edges) edges," \
+echo "PageRank on the graph of both corpora (links from Wikispeedia): $(meta pagerank.nodes) nodes, $(meta pagerank.edges) edges," \
     "$(meta pagerank.iterations) iterations, $(awk -v e="$eps" 'BEGIN { if (e == "-") print "-"; else printf "%.1f", e / 1e6 }') M edges/s"
 
 echo
@@ -245,7 +266,7 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
-section "3. Query: \`suggest\` latency on seeded random boards (red's view: 9 / 15 / 1)"
+section "3. Query: \`suggest\` latency on seeded random boards (red's view: 9 / 8 / 7 / 1), database of both corpora"
 "$BIN" bench-suggest --boards "$BOARDS" --seed "$SEED" --db "$DB"
 
 # Whole processes: `clue-db suggest --json` once per board, as a user or a bot would call it.
@@ -269,10 +290,11 @@ echo "suggest as a whole process: $PROCESS_BOARDS boards per strategy (seed $SEE
 printf '%-12s %7s %10s %9s %9s %9s\n' strategy boards "median ms" "p95 ms" "max ms" "mean ms"
 for s in "${STRATEGIES[@]}"; do
     : >"$TMP/$s.ms"
-    while IFS=$'\t' read -r pos neg assassin; do
+    while IFS=$'\t' read -r pos neg assassin neutral; do
         t0=$(now)
-        "$BIN" suggest --json --strategy "$s" --pos "$pos" --neg "$neg" --assassin "$assassin" \
-            --db "$DB" >/dev/null || die "clue-db suggest failed on board: $pos / $neg / $assassin"
+        "$BIN" suggest --json --strategy "$s" --pos "$pos" --neg "$neg" --neutral "$neutral" --assassin "$assassin" \
+            --db "$DB" >/dev/null 2>"$TMP/suggest.err" ||
+            { cat "$TMP/suggest.err" >&2; die "clue-db suggest failed on board: $pos / $neg / $assassin"; }
         t1=$(now)
         awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1e3 }' >>"$TMP/$s.ms"
     done <"$TMP/boards.tsv"

@@ -7,7 +7,9 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use query::Knowledge;
 use query::game::{Board, Request, Role, Strategy, StrategyKind, game_seed};
+use query::store_knowledge::StoreKnowledge;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -28,10 +30,10 @@ pub struct BenchSuggestArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Strategies to time, comma-separated.
-    #[arg(long, default_value = "threshold,herfindahl")]
+    #[arg(long, default_value = "relatedness,threshold,herfindahl")]
     strategies: String,
-    /// Print N boards instead, one per line: `pos<TAB>neg<TAB>assassin`, words comma-separated
-    /// (the arguments of `clue-db suggest`).
+    /// Print N boards instead, one per line: `pos<TAB>neg<TAB>assassin<TAB>neutral`, words
+    /// comma-separated (the arguments of `clue-db suggest`).
     #[arg(long, value_name = "N")]
     print_boards: Option<usize>,
     /// The database.
@@ -79,7 +81,8 @@ pub fn boards(terms: &[String], n: usize, seed: u64) -> Result<Vec<Request>> {
         .collect()
 }
 
-/// One board as a line of `pos<TAB>neg<TAB>assassin`; refuses words that would break the line.
+/// One board as a line of `pos<TAB>neg<TAB>assassin<TAB>neutral`; refuses words that would
+/// break the line.
 pub fn board_line(req: &Request) -> Result<String> {
     for w in req.board_words() {
         if w.contains([',', '\t', '\n']) {
@@ -87,10 +90,11 @@ pub fn board_line(req: &Request) -> Result<String> {
         }
     }
     Ok(format!(
-        "{}\t{}\t{}",
+        "{}\t{}\t{}\t{}",
         req.pos.join(","),
         req.neg.join(","),
-        req.assassin.as_deref().unwrap_or("")
+        req.assassin.as_deref().unwrap_or(""),
+        req.neutral.join(",")
     ))
 }
 
@@ -101,7 +105,8 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
         bail!("--boards 0: give how many boards to time (1 or more)");
     }
     let store = Store::open(&a.db)?;
-    let terms = store.terms()?;
+    let k = StoreKnowledge::new(&store);
+    let terms = k.card_words()?;
     if let Some(n) = a.print_boards {
         for req in boards(&terms, n, a.seed)? {
             writeln!(out, "{}", board_line(&req)?)?;
@@ -133,7 +138,7 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
         let mut no_clue = 0usize;
         for (i, req) in reqs.iter().enumerate() {
             let start = Instant::now();
-            let ans = answer(&store, req, strategy)
+            let ans = answer(&k, req, strategy)
                 .with_context(|| format!("board {i}: {}", board_line(req).unwrap_or_default()))?;
             ms.push(start.elapsed().as_secs_f64() * 1e3);
             no_clue += usize::from(ans.clue.is_none());
@@ -185,7 +190,7 @@ mod tests {
         assert_eq!(a, boards(&terms, 3, 7).unwrap());
         assert_ne!(a[0], a[1]);
         for r in &a {
-            assert_eq!((r.pos.len(), r.neg.len()), (9, 15));
+            assert_eq!((r.pos.len(), r.neg.len(), r.neutral.len()), (9, 8, 7));
             let mut all = r.board_words();
             all.sort();
             all.dedup();
@@ -193,10 +198,12 @@ mod tests {
         }
         let line = board_line(&a[0]).unwrap();
         let fields: Vec<&str> = line.split('\t').collect();
-        assert_eq!(fields.len(), 3);
+        // pos, neg, assassin, neutral (bystanders apart since the relatedness strategy).
+        assert_eq!(fields.len(), 4);
         assert_eq!(fields[0].split(',').count(), 9);
-        assert_eq!(fields[1].split(',').count(), 15);
+        assert_eq!(fields[1].split(',').count(), 8);
         assert_eq!(Some(fields[2]), a[0].assassin.as_deref());
+        assert_eq!(fields[3].split(',').count(), 7);
         // Too few terms for a board is an error naming the board, not a panic.
         let err = boards(&terms[..24], 1, 7).unwrap_err();
         assert!(

@@ -58,8 +58,10 @@ pub struct PipelineArgs {
     /// `all`, `ingest` (with --corpus), or one stage: terms, term_pages, clue_pages, count, chunks,
     /// pagerank, scores.
     stage: String,
-    /// With `all` or `ingest`: build from this corpus of the data folder instead of updating --db:
-    /// wikispeedia, enwiki-sample, enwiki-2015-wikiextractor.
+    /// With `all` or `ingest`: build from these corpora of the data folder instead of updating
+    /// --db: wikispeedia, enwiki-sample, enwiki-2015-wikiextractor, or several joined by commas
+    /// (`wikispeedia,enwiki-2015-wikiextractor`, what `make pipeline` builds). A page whose title
+    /// an earlier corpus already stored is left out: the first corpus named wins.
     #[arg(long)]
     corpus: Option<String>,
     /// The shared data folder holding the corpora.
@@ -71,6 +73,21 @@ pub struct PipelineArgs {
     /// Keep every neighbour of a term page as a clue page, not only the cut.
     #[arg(long)]
     keep_all_neighbours: bool,
+    /// relatedness: content words on each side of a word that count as meeting it.
+    #[arg(long, default_value_t = pipeline::RelateParams::default().window)]
+    window: usize,
+    /// relatedness: occurrences a word needs to be a clue word.
+    #[arg(long, default_value_t = pipeline::RelateParams::default().min_count)]
+    min_count: u64,
+    /// relatedness: dimensions of the SVD word vectors.
+    #[arg(long, default_value_t = pipeline::RelateParams::default().dims)]
+    dims: usize,
+    /// relatedness: exponent of the singular values in the word vectors.
+    #[arg(long, default_value_t = pipeline::RelateParams::default().sigma_power)]
+    sigma_power: f32,
+    /// relatedness: weight of first-order PPMI in the score (the SVD cosine has the rest).
+    #[arg(long, default_value_t = pipeline::RelateParams::default().ppmi_weight)]
+    ppmi_weight: f32,
     /// The database; replaced only if every requested stage succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -235,6 +252,14 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
     let config = pipeline::Config {
         inputs: a.inputs.clone(),
         keep_all_neighbours: a.keep_all_neighbours,
+        relate: pipeline::RelateParams {
+            window: a.window,
+            min_count: a.min_count,
+            dims: a.dims,
+            sigma_power: a.sigma_power,
+            ppmi_weight: a.ppmi_weight,
+            ..pipeline::RelateParams::default()
+        },
     };
     let stages: Vec<&str> = match a.stage.as_str() {
         "all" => pipeline::STAGES.to_vec(),
@@ -246,17 +271,35 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         ),
     };
     let build = match &a.corpus {
-        Some(corpus) => {
+        Some(corpora) => {
+            let names: Vec<&str> = corpora.split(',').map(str::trim).collect();
+            // Check every name before the first long ingest.
+            let requests = names
+                .iter()
+                .map(|c| corpus_request(&a.data, c))
+                .collect::<Result<Vec<_>>>()?;
             let build = Build::create(&a.db)?;
-            let start = Instant::now();
-            let r = pipeline::ingest::run(&build, &corpus_request(&a.data, corpus)?)?;
-            build.set_meta("ingest.corpus", corpus)?;
-            eprintln!(
-                "ingest: {} pages, {} links ({:.1} s)",
-                r.pages,
-                r.links,
-                start.elapsed().as_secs_f64()
-            );
+            for (i, (name, req)) in names.iter().zip(requests).enumerate() {
+                let req = Request {
+                    id_offset: i as u64 * pipeline::ingest::SOURCE_ID_STRIDE,
+                    meta_stage: if i == 0 {
+                        "ingest".to_string()
+                    } else {
+                        format!("ingest.{name}")
+                    },
+                    ..req
+                };
+                let start = Instant::now();
+                let r = pipeline::ingest::run(&build, &req)
+                    .with_context(|| format!("ingesting corpus {name}"))?;
+                eprintln!(
+                    "ingest {name}: {} pages, {} links in all ({:.1} s)",
+                    r.pages,
+                    r.links,
+                    start.elapsed().as_secs_f64()
+                );
+            }
+            build.set_meta("ingest.corpus", &names.join(","))?;
             build
         }
         None if a.stage == "ingest" => {
@@ -293,7 +336,7 @@ pub fn read(a: ReadArgs) -> Result<()> {
 pub fn info(db: &Path) -> Result<()> {
     let mut out = crate::out::stdout();
     let store = Store::open(db)?;
-    for (k, v) in store.all_meta()? {
+    for (k, v) in store.all_meta().context("reading table meta")? {
         writeln!(out, "{k}\t{v}")?;
     }
     Ok(())

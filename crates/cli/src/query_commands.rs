@@ -2,11 +2,15 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
+use query::Knowledge;
 use query::game::{self, Answer, PlayParams, Request, Strategy, StrategyKind};
+use query::guesser::{Guesser, OwnGuesser};
 use query::legality::{Illegal, Legality, NoLexicon};
 use query::store_knowledge::{
-    StoreLexicon, check_board, check_covered, normalize_word, parse_assassin, parse_list,
+    StoreKnowledge, StoreLexicon, check_board, normalize_word, parse_assassin, parse_list,
 };
+use query::strategy::Margins;
+use query::vectors::{VectorGuesser, WordVectors};
 use std::io::Write;
 use std::path::PathBuf;
 use store::Store;
@@ -18,18 +22,27 @@ pub struct SuggestArgs {
     /// Your team's unrevealed words, comma-separated (`apple,ice cream`).
     #[arg(long, required = true)]
     pos: String,
-    /// The words to avoid: opponent's cards and bystanders, comma-separated.
+    /// The opponent's unrevealed cards, comma-separated (to avoid).
     #[arg(long, default_value = "")]
     neg: String,
+    /// The unrevealed bystanders, comma-separated (to avoid; a smaller margin than --neg with
+    /// relatedness, the same as --neg with threshold and herfindahl).
+    #[arg(long, default_value = "")]
+    neutral: String,
     /// The assassin.
     #[arg(long)]
     assassin: Option<String>,
-    /// How to pick: `threshold` (scores above the best negative) or `herfindahl` (clusters of
-    /// term documents). herfindahl departs from the published method: the assassin's and every
+    /// The clues already given this game, comma-separated: never suggested again.
+    #[arg(long, default_value = "")]
+    given: String,
+    /// How to pick: `relatedness` (the default: a target relates to the clue more than every
+    /// card to avoid, by a margin for each kind, in relatedness learned from all page text),
+    /// `threshold` (scores above the best negative) or `herfindahl` (clusters of term
+    /// documents). herfindahl departs from the published method: the assassin's and every
     /// negative card's document are clusters to avoid; a clue's targets are the cluster's cards
     /// whose document has it and whose score with it beats every card to avoid, as threshold
     /// demands; clues rank by weight × number of targets.
-    #[arg(long, default_value = "threshold")]
+    #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: StrategyKind,
     /// How many suggestions (the best and its alternatives), 1 or more.
     #[arg(long, default_value_t = 5)]
@@ -68,7 +81,9 @@ pub struct GuessArgs {
     /// The unrevealed words, comma-separated.
     #[arg(long)]
     board: String,
-    /// Stop guessing below this score.
+    /// Stop guessing below this score. Applies to the seed-003 scores, read when the clue is no
+    /// clue word of the relatedness; with relatedness the cards are ranked by it, best first,
+    /// and a card the database does not know is never guessed.
     #[arg(long, default_value_t = 0.01)]
     floor: f64,
     #[arg(long)]
@@ -82,10 +97,16 @@ pub struct PlayArgs {
     /// Seed of the board and the opponent.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    #[arg(long, default_value = "threshold")]
+    #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: StrategyKind,
     #[command(flatten)]
     margin: MarginArg,
+    /// Who guesses: `own` (our knowledge) or `vectors:PATH` (word2vec text vectors, `.gz` too).
+    #[arg(long, default_value = "own")]
+    guesser: String,
+    /// Blue reveals one of its cards after each red turn (default: red plays alone).
+    #[arg(long)]
+    opponent: bool,
     #[arg(long)]
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
@@ -100,44 +121,87 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Strategies to compare, comma-separated.
-    #[arg(long, default_value = "threshold,herfindahl")]
+    #[arg(long, default_value = "relatedness,threshold,herfindahl")]
     strategies: String,
     #[command(flatten)]
     margin: MarginArg,
+    /// Who guesses, repeatable: `own` (our knowledge: optimistic, it shares the spymaster's
+    /// data) or `vectors:PATH` (word vectors trained elsewhere, word2vec text format, `.gz`
+    /// too: `vectors:../shared/data/guesser/glove-6B-50d-top100k.txt.gz`).
+    #[arg(long, default_value = "own")]
+    guesser: Vec<String>,
+    /// Blue reveals one of its cards after each red turn (default: red plays alone, as the
+    /// outside guesser's reference figures are measured).
+    #[arg(long)]
+    opponent: bool,
     #[arg(long)]
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }
 
-/// The assassin's margin, shared by the commands that pick clues.
+/// The margins, shared by the commands that pick clues.
 #[derive(Args)]
 pub struct MarginArg {
-    /// Added to a clue's score with the assassin: a target must score above that (and above
-    /// the clue's score with every other card to avoid). threshold applies it to every
-    /// target; herfindahl to its targets' check against the scores. 0.1 is about one more
-    /// mention on a well-ranked page.
-    #[arg(long, default_value_t = query::threshold::DEFAULT_ASSASSIN_MARGIN)]
-    assassin_margin: f64,
+    /// How far a target's score must exceed the clue's score with the assassin. Default per
+    /// strategy: relatedness 4.0 (in standard deviations of its scores); threshold and
+    /// herfindahl 0.1 (about one more mention on a well-ranked page; threshold applies it to
+    /// every target, herfindahl to its targets' check against the scores).
+    #[arg(long)]
+    assassin_margin: Option<f64>,
+    /// relatedness: how far a target must score above every opponent card (default 2.0).
+    #[arg(long)]
+    opponent_margin: Option<f64>,
+    /// relatedness: how far a target must score above every bystander (default 1.0).
+    #[arg(long)]
+    neutral_margin: Option<f64>,
 }
 
 impl MarginArg {
-    /// The margin; refuses one that is not a score difference.
-    fn value(&self) -> Result<f64> {
-        let m = self.assassin_margin;
-        if !(m.is_finite() && m >= 0.0) {
-            bail!("--assassin-margin {m} is not a margin: give a number of 0 or more");
+    /// The margins given; refuses one that is not a score difference.
+    fn value(&self) -> Result<Margins> {
+        for (name, m) in [
+            ("assassin", self.assassin_margin),
+            ("opponent", self.opponent_margin),
+            ("neutral", self.neutral_margin),
+        ] {
+            if let Some(m) = m
+                && !(m.is_finite() && m >= 0.0)
+            {
+                bail!("--{name}-margin {m} is not a margin: give a number of 0 or more");
+            }
         }
-        Ok(m)
+        Ok(Margins {
+            opponent: self.opponent_margin,
+            neutral: self.neutral_margin,
+            assassin: self.assassin_margin,
+        })
     }
 }
 
+/// A guesser named on the command line: `own`, or `vectors:PATH`.
+fn guesser<'k>(spec: &str, k: &'k dyn Knowledge) -> Result<Box<dyn Guesser + 'k>> {
+    if spec == "own" {
+        return Ok(Box::new(OwnGuesser::new(k)));
+    }
+    if let Some(path) = spec.strip_prefix("vectors:") {
+        let path = std::path::Path::new(path);
+        let v = WordVectors::load(path)?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let name = name.split('.').next().unwrap_or("vectors").to_string();
+        return Ok(Box::new(VectorGuesser::new(&name, v)));
+    }
+    bail!("--guesser {spec:?}: give `own` or `vectors:PATH`")
+}
+
 /// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
-pub fn answer(store: &Store, req: &Request, strategy: StrategyKind) -> Result<Answer> {
+pub fn answer(k: &StoreKnowledge, req: &Request, strategy: StrategyKind) -> Result<Answer> {
     let board = req.board_words();
-    let lexicon = StoreLexicon::new(store);
-    let legality = Legality::new(&board, &lexicon);
-    let ranked = strategy.suggest(store, req, &legality)?;
+    let legality = Legality::new(&board, k.lexicon()).with_given(&req.given);
+    let ranked = strategy.suggest(k, req, &legality)?;
     Ok(Answer::new(strategy.name(), ranked))
 }
 
@@ -146,19 +210,29 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
     if a.top == 0 {
         bail!("--top 0: give how many suggestions to print (1 or more)");
     }
-    let strategy = a
-        .strategy
-        .with_top(a.top)
-        .with_assassin_margin(a.margin.value()?);
+    let strategy = a.strategy.with_top(a.top).with_margins(a.margin.value()?);
     let req = Request {
         pos: parse_list(&a.pos),
         neg: parse_list(&a.neg),
+        neutral: parse_list(&a.neutral),
         assassin: parse_assassin(a.assassin.as_deref())?,
+        given: parse_list(&a.given),
     };
-    check_board(&req.pos, &req.neg, req.assassin.as_deref())?;
+    check_board(&req)?;
     let store = Store::open(&a.db)?;
-    check_covered(&req.board_words(), &store.terms()?)?;
-    let ans = answer(&store, &req, strategy)?;
+    let k = StoreKnowledge::new(&store);
+    let known = match strategy {
+        StrategyKind::Relatedness(_) => k.card_words()?,
+        _ => store.terms()?,
+    };
+    let warnings = unknown_words(
+        &req.board_words(),
+        &known,
+        "it is never a target, and as a card to avoid it counts as a risk",
+    );
+    warn(&warnings);
+    let mut ans = answer(&k, &req, strategy)?;
+    ans.warnings = warnings;
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&ans)?)?;
         return Ok(());
@@ -194,6 +268,23 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
     Ok(())
 }
 
+/// The words the database knows: the covered terms (of `scores`) and the card words with
+/// relatedness, sorted.
+fn known_words(store: &Store) -> Result<Vec<String>> {
+    let mut known = store.terms()?;
+    known.extend(store.related_cards()?);
+    known.sort();
+    known.dedup();
+    Ok(known)
+}
+
+/// Prints each warning on stderr, as `suggest` does.
+fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("clue-db: warning: {w}");
+    }
+}
+
 pub fn explain(a: ExplainArgs) -> Result<()> {
     let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
@@ -202,26 +293,30 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         bail!("{:?} is not a clue: a clue is one word of letters", a.clue);
     }
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
-    check_covered(&terms, &store.terms()?)?;
-    let mut found = Vec::new();
-    for t in &terms {
-        found.push((t.clone(), store.evidence(&clue, t)?));
-    }
+    let mut warnings = unknown_words(&terms, &known_words(&store)?, "it has no evidence");
+    warnings.extend(query::store_knowledge::clue_warning(&store, &clue)?);
+    warn(&warnings);
+    // Per term: the seed-003 evidence (`scores`), the relatedness and where the two meet.
+    let found = query::store_knowledge::explain(&store, &clue, &terms)?;
     if a.json {
-        let v: Vec<serde_json::Value> = found
-            .iter()
-            .map(|(t, e)| serde_json::json!({"term": t, "evidence": e}))
-            .collect();
         writeln!(
             out,
             "{}",
-            serde_json::to_string(&serde_json::json!({"clue": clue, "terms": v}))?
+            serde_json::to_string(
+                &serde_json::json!({"clue": clue, "terms": found, "warnings": warnings})
+            )?
         )?;
         return Ok(());
     }
-    for (t, e) in found {
+    for query::store_knowledge::Explained {
+        term: t,
+        evidence: e,
+        relatedness: r,
+        meeting: m,
+    } in found
+    {
         match e {
-            None => writeln!(out, "{clue} -> {t}: no evidence (score 0)")?,
+            None => writeln!(out, "{clue} -> {t}: no evidence in scores (score 0)")?,
             Some(e) => {
                 writeln!(
                     out,
@@ -245,6 +340,23 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
                 if let Some(x) = e.excerpt {
                     writeln!(out, "    \"{x}\"")?;
                 }
+            }
+        }
+        if let Some(r) = r {
+            writeln!(
+                out,
+                "    relatedness {:.3} (PPMI {:.3}, cosine {:.3}, {} co-occurrence(s))",
+                r.score, r.ppmi, r.cosine, r.cooccurrences
+            )?;
+        }
+        if let Some(m) = m {
+            writeln!(
+                out,
+                "    they meet most on page {:?} (id {}, {} time(s))",
+                m.page_title, m.page_id, m.meetings
+            )?;
+            if let Some(x) = m.excerpt {
+                writeln!(out, "    \"{x}\"")?;
             }
         }
     }
@@ -277,21 +389,28 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
         bail!("--clue {clue:?} is the card {card:?} on --board: a clue is never a board word");
     }
-    check_covered(&board, &store.terms()?)?;
-    let guesses = game::guess(
-        &store,
-        &clue,
-        a.count,
-        &board,
-        &game::GuessParams { floor: a.floor },
-    )?;
+    let k = StoreKnowledge::new(&store);
+    let known = known_words(&store)?;
+    let mut warnings = unknown_words(&board, &known, "it is never guessed");
+    if !store.is_clue(&clue)? {
+        warnings.push(format!(
+            "{clue:?} is no clue word of the database: nothing relates to it"
+        ));
+    }
+    warn(&warnings);
+    // Our own guesser: relatedness when the database has the clue word, else the scores.
+    let guesser = OwnGuesser {
+        knowledge: &k,
+        params: game::GuessParams { floor: a.floor },
+    };
+    let guesses = guesser.guess(&clue, a.count, &board)?;
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&guesses)?)?;
     } else if guesses.is_empty() {
         writeln!(
             out,
-            "no word scores above {} with {:?}: pass",
-            a.floor, a.clue
+            "no word relates to {:?} (or scores above {}): pass",
+            a.clue, a.floor
         )?;
     } else {
         for g in guesses {
@@ -303,14 +422,20 @@ pub fn guess(a: GuessArgs) -> Result<()> {
 
 pub fn play(a: PlayArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    let strategy = a.strategy.with_assassin_margin(a.margin.value()?);
+    let strategy = a.strategy.with_margins(a.margin.value()?);
     let store = Store::open(&a.db)?;
+    let k = StoreKnowledge::new(&store);
+    let guesser = guesser(&a.guesser, &k)?;
     let g = game::play(
         a.seed,
         &strategy,
-        &store,
+        guesser.as_ref(),
+        &k,
         &StoreLexicon::new(&store),
-        &PlayParams::default(),
+        &PlayParams {
+            opponent: a.opponent,
+            ..PlayParams::default()
+        },
     )?;
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&g)?)?;
@@ -363,6 +488,35 @@ pub fn play(a: PlayArgs) -> Result<()> {
     Ok(())
 }
 
+/// A warning for each board word the database does not know (not in `known`), naming the
+/// closest known words and then `what_then` (what the command does with it).
+pub fn unknown_words(board: &[String], known: &[String], what_then: &str) -> Vec<String> {
+    // A long word is shown by its start and length, and compared with no known word (no card
+    // is that long, and edit distances to it would take long).
+    const LONGEST: usize = 64;
+    let set: std::collections::HashSet<&String> = known.iter().collect();
+    board
+        .iter()
+        .filter(|w| !set.contains(w))
+        .map(|w| {
+            let chars = w.chars().count();
+            let (shown, hint) = if chars > LONGEST {
+                let start: String = w.chars().take(LONGEST).collect();
+                (format!("{start:?}… ({chars} characters)"), String::new())
+            } else if known.is_empty() {
+                (
+                    format!("{w:?}"),
+                    " (it knows no word: run `clue-db pipeline all`)".to_string(),
+                )
+            } else {
+                let near = query::store_knowledge::closest(w, known, 3).join(", ");
+                (format!("{w:?}"), format!(" (closest: {near})"))
+            };
+            format!("{shown} is not a word the database knows{hint}: {what_then}")
+        })
+        .collect()
+}
+
 /// Said with every evaluation, in text and JSON.
 pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figures";
 
@@ -371,8 +525,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     if a.games == 0 {
         bail!("--games 0: give how many games to play per strategy (1 or more)");
     }
-    let margin = a.margin.value()?;
+    let margins = a.margin.value()?;
     let store = Store::open(&a.db)?;
+    let k = StoreKnowledge::new(&store);
     let kinds: Vec<StrategyKind> = a
         .strategies
         .split(',')
@@ -380,16 +535,26 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         .collect::<Result<Vec<StrategyKind>>>()
         .context("--strategies")?
         .into_iter()
-        .map(|k| k.with_assassin_margin(margin))
+        .map(|k| k.with_margins(margins))
         .collect();
     let strategies: Vec<&dyn Strategy> = kinds.iter().map(|k| k as &dyn Strategy).collect();
+    let guessers = a
+        .guesser
+        .iter()
+        .map(|g| guesser(g, &k))
+        .collect::<Result<Vec<_>>>()?;
+    let guessers: Vec<&dyn Guesser> = guessers.iter().map(|g| g.as_ref()).collect();
     let reports = game::eval(
         a.games,
         a.seed,
         &strategies,
-        &store,
+        &guessers,
+        &k,
         &StoreLexicon::new(&store),
-        &PlayParams::default(),
+        &PlayParams {
+            opponent: a.opponent,
+            ..PlayParams::default()
+        },
     )?;
     if a.json {
         let v = serde_json::json!({
@@ -408,20 +573,67 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     )?;
     writeln!(
         out,
-        "{:<12} {:>8} {:>10} {:>9} {:>10} {:>12}",
-        "strategy", "win rate", "mean turns", "assassin", "mean clue", "net/clue"
+        "{:<12} {:<24} {:>8} {:>9} {:>10} {:>10} {:>10} {:>9}",
+        "strategy",
+        "guesser",
+        "win rate",
+        "assassin",
+        "turns/win",
+        "mean turns",
+        "mean clue",
+        "net/clue"
     )?;
     for r in reports {
         writeln!(
             out,
-            "{:<12} {:>8.3} {:>10.2} {:>9.3} {:>10.2} {:>12.3}",
+            "{:<12} {:<24} {:>8.3} {:>9.3} {:>10.2} {:>10.2} {:>10.2} {:>9.3}",
             r.strategy,
+            r.guesser,
             r.win_rate,
-            r.mean_turns,
             r.assassin_rate,
+            r.turns_per_win,
+            r.mean_turns,
             r.mean_clue_number,
             r.net_per_clue
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_words_are_named_with_the_closest_known_ones() {
+        let known: Vec<String> = ["apple", "apply", "bank", "band"]
+            .map(String::from)
+            .to_vec();
+        let board: Vec<String> = ["apple", "aple", "bank"].map(String::from).to_vec();
+        let w = unknown_words(&board, &known, "it is never a target");
+        assert_eq!(
+            w,
+            [
+                "\"aple\" is not a word the database knows (closest: apple, apply, band): it is never a target"
+            ]
+        );
+        // A long word: its start and length, no distances.
+        let long = "x".repeat(120_000);
+        let w = unknown_words(std::slice::from_ref(&long), &known, "then");
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].len() < 200 && w[0].contains("(120000 characters)"),
+            "{}",
+            w[0]
+        );
+        assert!(!w[0].contains("closest"), "{}", w[0]);
+        // A database that knows no word says so.
+        let w = unknown_words(&board[..1], &[], "then");
+        assert!(
+            w[0].contains("knows no word") && !w[0].contains("closest"),
+            "{}",
+            w[0]
+        );
+        assert!(unknown_words(&board[..1], &known, "then").is_empty());
+    }
 }

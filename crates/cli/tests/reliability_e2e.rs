@@ -370,12 +370,24 @@ fn messages_name_the_database_and_cut_long_words() {
     let run = clue_db(["info", "--db", utf8(&db)]).failed();
     assert!(run.stderr.contains("Invalid column type"), "{}", run.stderr);
     assert!(run.stderr.contains(utf8(&db)), "{}", run.stderr);
+    assert!(run.stderr.contains("table meta"), "{}", run.stderr);
 
     let word = "w".repeat(120_000);
+    // The word is unknown (a warning, cut), and the database has no relatedness (an error).
     let run = clue_db(["suggest", "--pos", &word, "--db", utf8(&db)]).failed();
     assert!(
         run.stderr.len() < 2_000,
         "{} bytes of stderr",
         run.stderr.len()
+    );
+    assert!(
+        run.stderr.contains("warning") && run.stderr.contains("(120000 characters)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("pipeline relatedness"),
+        "{}",
+        run.stderr
     );
 }

@@ -62,7 +62,18 @@ pub struct Request {
     /// API: set (by a Ctrl-C handler) to stop fetching; the run then ends as a failed fetch
     /// does, keeping what it stored when `keep_partial` is set.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Added to every page id: a second source of one build ([`SOURCE_ID_STRIDE`] times its
+    /// place) keeps its ids apart from the first one's (Wikispeedia numbers its pages 1…4604,
+    /// which MediaWiki ids of another source would collide with).
+    pub id_offset: u64,
+    /// The `meta` prefix of this ingest's figures: `ingest` for the first source of a build,
+    /// `ingest.NAME` for each further one.
+    pub meta_stage: String,
 }
+
+/// The id space of each source of a build made of several: source `i` (from 0) adds
+/// `i × SOURCE_ID_STRIDE` to its page ids.
+pub const SOURCE_ID_STRIDE: u64 = 1_000_000_000;
 
 /// An API ingest that failed part-way with `keep_partial` set: the pages fetched so far are
 /// stored, their links resolved and `meta` written; the build is worth saving.
@@ -100,6 +111,8 @@ impl Request {
             backoff: None,
             max_continuations: None,
             cancel: None,
+            id_offset: 0,
+            meta_stage: "ingest".to_string(),
         }
     }
 }
@@ -175,6 +188,17 @@ pub fn store_pages(
     progress: &Progress,
     total_bytes: u64,
 ) -> Result<u64> {
+    store_pages_from(build, pages, progress, total_bytes, 0)
+}
+
+/// [`store_pages`] for a further source of a build: `id_offset` is added to every page id.
+pub fn store_pages_from(
+    build: &Build,
+    pages: impl Iterator<Item = wiki::Result<Page>>,
+    progress: &Progress,
+    total_bytes: u64,
+    id_offset: u64,
+) -> Result<u64> {
     let pb = progress::bytes_bar(total_bytes);
     pb.set_prefix("ingest");
     let mut stored = 0u64;
@@ -182,8 +206,14 @@ pub fn store_pages(
     build.begin()?;
     for (n, page) in pages.enumerate() {
         let page = page?;
+        let id = page.id.checked_add(id_offset).with_context(|| {
+            format!(
+                "page {} ({:?}): id + {id_offset} is too large",
+                page.id, page.title
+            )
+        })?;
         let new = NewPage {
-            id: page.id,
+            id,
             title: &page.title,
             ns: page.ns,
             redirect_to: page.redirect.as_deref(),
@@ -193,7 +223,7 @@ pub fn store_pages(
         if build.insert_page(&new)? {
             stored += 1;
             for l in &page.links {
-                build.stage_link(page.id, 0, l)?;
+                build.stage_link(id, 0, l)?;
             }
         } else {
             duplicates += 1;
@@ -414,7 +444,13 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
     match req.format {
         Format::Xml => {
             for p in &req.paths {
-                store_pages(build, wiki::xml::read(p, &progress)?, &progress, total)?;
+                store_pages_from(
+                    build,
+                    wiki::xml::read(p, &progress)?,
+                    &progress,
+                    total,
+                    req.id_offset,
+                )?;
             }
         }
         Format::Multistream => {
@@ -422,20 +458,22 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
                 .index
                 .as_deref()
                 .context("--format multistream needs --index PATH")?;
-            store_pages(
+            store_pages_from(
                 build,
                 wiki::xml::read_multistream(first, index, &progress)?,
                 &progress,
                 total,
+                req.id_offset,
             )?;
         }
         Format::Extractor => {
             for p in &req.paths {
-                store_pages(
+                store_pages_from(
                     build,
                     wiki::extractor::read(p, &progress)?,
                     &progress,
                     total,
+                    req.id_offset,
                 )?;
             }
         }
@@ -443,11 +481,12 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
             let opts = wiki::wikispeedia::Options {
                 skip_site_pages: req.skip_site_pages,
             };
-            store_pages(
+            store_pages_from(
                 build,
                 wiki::wikispeedia::read_with(first, opts, &progress)?,
                 &progress,
                 total,
+                req.id_offset,
             )?;
         }
         Format::Sql => ingest_sql(build, &req.paths, &progress)?,
@@ -542,7 +581,7 @@ fn finish_ingest(
     let inputs: Vec<String> = req.paths.iter().map(|p| p.display().to_string()).collect();
     record(
         build,
-        "ingest",
+        &req.meta_stage,
         &[
             ("format", format!("{:?}", req.format).to_lowercase()),
             ("input", inputs.join(" ")),

@@ -10,16 +10,19 @@ pub mod ingest;
 pub mod inputs;
 pub mod pagerank;
 pub mod progress;
+pub mod relatedness;
 pub mod scores;
 pub mod term_pages;
 pub mod terms;
 
 use anyhow::Result;
+/// The relatedness stage's parameters (crate `relate`).
+pub use relate::Params as RelateParams;
 use std::time::Instant;
 use store::Build;
 
 /// The stages after ingest, in the order `pipeline all` runs them.
-pub const STAGES: [&str; 7] = [
+pub const STAGES: [&str; 8] = [
     "terms",
     "term_pages",
     "clue_pages",
@@ -27,6 +30,7 @@ pub const STAGES: [&str; 7] = [
     "chunks",
     "pagerank",
     "scores",
+    "relatedness",
 ];
 
 /// What the stages read from the repository's hand-kept inputs, and their switches.
@@ -36,6 +40,8 @@ pub struct Config {
     pub inputs: std::path::PathBuf,
     /// Keep every neighbour as a clue page, not only the cut (see [`clue_pages`]).
     pub keep_all_neighbours: bool,
+    /// The relatedness measure's parameters (see [`relatedness`]).
+    pub relate: relate::Params,
 }
 
 impl Default for Config {
@@ -43,6 +49,7 @@ impl Default for Config {
         Config {
             inputs: "pipeline".into(),
             keep_all_neighbours: false,
+            relate: relate::Params::default(),
         }
     }
 }
@@ -58,6 +65,7 @@ pub fn run_stage(build: &Build, name: &str, config: &Config) -> Result<()> {
         "chunks" => chunks::run(build)?,
         "pagerank" => pagerank::run(build, &pagerank::Params::default())?,
         "scores" => scores::run(build)?,
+        "relatedness" => relatedness::run(build, &config.relate)?,
         other => anyhow::bail!(
             "unknown stage {other:?}; stages are: ingest, {}",
             STAGES.join(", ")

@@ -141,6 +141,36 @@ pub fn inflection_pairs(
     pairs
 }
 
+/// Rewrites the `inflections` table: the legality rule's inflections, so that queries need no
+/// inflection tables. Its domain is every listed card word's forms against every clue of
+/// `scores` and `clue_words`, so the `scores` and `relatedness` stages, which both call it, leave
+/// the same table whichever ran last. Returns its row count.
+pub fn refresh_inflections(build: &Build) -> Result<usize> {
+    let reader = build.reader();
+    let forms: BTreeSet<String> = reader
+        .listed_terms()?
+        .iter()
+        .flat_map(|t| store::card_forms(t))
+        .collect();
+    let clues = reader.all_clues()?;
+    let words: BTreeSet<&str> = clues.iter().map(String::as_str).collect();
+    let pairs = inflection_pairs(&forms, &words, text::Inflector::shared());
+    build.begin()?;
+    build.clear(&["inflections"])?;
+    // Every form has a row for itself (a word is an inflection of itself under the rule): it
+    // marks the forms the table was built for, whatever `terms` says after a later re-run.
+    let table: BTreeSet<(&str, &str)> = forms
+        .iter()
+        .map(|f| (f.as_str(), f.as_str()))
+        .chain(pairs.iter().map(|(f, w)| (f.as_str(), w.as_str())))
+        .collect();
+    for (form, word) in &table {
+        build.insert_inflection(form, word)?;
+    }
+    build.commit()?;
+    Ok(table.len())
+}
+
 pub fn run(build: &Build) -> Result<()> {
     let reader = build.reader();
     let pages = reader.pages()?;
@@ -192,28 +222,7 @@ pub fn run(build: &Build) -> Result<()> {
     }
     build.commit()?;
     pb.finish_and_clear();
-    // The legality rule's inflections, so that queries need no inflection tables.
-    let forms: BTreeSet<String> = reader
-        .terms()?
-        .iter()
-        .flat_map(|t| store::card_forms(t))
-        .collect();
-    let words: BTreeSet<&str> = rows.iter().map(|r| r.clue.as_str()).collect();
-    let pairs = inflection_pairs(&forms, &words, text::Inflector::shared());
-    build.begin()?;
-    build.clear(&["inflections"])?;
-    // Every form has a row for itself (a word is an inflection of itself under the rule): it
-    // marks the forms the table was built for, whatever `terms` says after a later re-run.
-    let table: BTreeSet<(&str, &str)> = forms
-        .iter()
-        .map(|f| (f.as_str(), f.as_str()))
-        .chain(pairs.iter().map(|(f, w)| (f.as_str(), w.as_str())))
-        .collect();
-    for (form, word) in &table {
-        build.insert_inflection(form, word)?;
-    }
-    let inflection_rows = table.len();
-    build.commit()?;
+    let inflection_rows = refresh_inflections(build)?;
     let terms_with_clues = rows
         .iter()
         .map(|r| r.term.as_str())

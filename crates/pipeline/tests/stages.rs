@@ -42,6 +42,7 @@ impl Corpus {
         let config = Config {
             inputs: dir.path().join("inputs"),
             keep_all_neighbours: false,
+            ..Default::default()
         };
         std::fs::create_dir(&config.inputs).unwrap();
         let corpus = Corpus {
@@ -178,4 +179,140 @@ fn an_irregular_inflection_in_a_clue_page_scores_for_its_term() {
     assert!(e.score > 0.0 && (e.score - want).abs() < 1e-12, "{e:?}");
     // A clue is never the term's own inflection: `struck` never scores for `strike`.
     assert!(reader.evidence("struck", "strike").unwrap().is_none());
+}
+
+/// The relatedness stage on a corpus small enough to count by hand: the co-occurrences, the
+/// PPMI formula, the standardised mix, the risk, the packed vectors and the evidence.
+#[test]
+fn relatedness_against_a_hand_computation() {
+    let mut c = Corpus::new(
+        &[
+            P("Bee", "Bee honey flower. Bee honey.", &[]),
+            P("Car", "Car wheel road. Car wheel.", &[]),
+            P("Honey", "Honey flower.", &[]),
+        ],
+        &["bee", "car"],
+        &[],
+    );
+    c.config.relate = pipeline::RelateParams {
+        min_count: 2,
+        dims: 4,
+        // Three pages: every word is on more than a tenth of them.
+        max_page_share: 1.0,
+        // Both measures in the mix, so that the test checks the formula whole.
+        ppmi_weight: 0.3,
+        ..Default::default()
+    };
+    c.run("terms");
+    c.run("relatedness");
+    let reader = c.build.reader();
+    // Counts: bee 2, honey 3, flower 2, car 2, wheel 2, road 1 (under min_count: not even in
+    // the vocabulary). Every word seen twice or more is a clue word, the card words too.
+    let words: Vec<(String, u64)> = reader
+        .clue_words()
+        .unwrap()
+        .into_iter()
+        .map(|(w, n, _)| (w, n))
+        .collect();
+    let mut sorted = words.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        [
+            ("bee", 2),
+            ("car", 2),
+            ("flower", 2),
+            ("honey", 3),
+            ("wheel", 2)
+        ]
+        .map(|(w, n)| (w.to_string(), n))
+    );
+    assert_eq!(c.meta("relatedness.card_words"), "2");
+    assert_eq!(c.meta("relatedness.clue_words"), "5");
+    assert_eq!(c.meta("relatedness.window"), "10");
+    // Meetings in a sentence: bee–honey 2 (both Bee sentences), bee–flower 1, honey–flower 2
+    // (Bee and Honey), car–wheel 2. Row sums r: bee 3, honey 4, flower 3, car 2, wheel 2.
+    let row = |t: &str, cl: &str| reader.relatedness(t, cl).unwrap().unwrap();
+    assert_eq!(row("bee", "honey").cooccurrences, 2);
+    assert_eq!(row("bee", "flower").cooccurrences, 1);
+    assert_eq!(row("car", "wheel").cooccurrences, 2);
+    assert_eq!(row("bee", "wheel").cooccurrences, 0);
+    // PPMI(w, c) = max(0, ln(n(w, c) · Σ r^α / (r(w) · r(c)^α))), α = 0.75; the stored ppmi is
+    // the mean of both directions.
+    let r = |w: &str| -> f64 {
+        match w {
+            "bee" | "flower" => 3.0,
+            "honey" => 4.0,
+            _ => 2.0,
+        }
+    };
+    let alpha = 0.75f64;
+    let total: f64 = ["bee", "honey", "flower", "car", "wheel"]
+        .iter()
+        .map(|w| r(w).powf(alpha))
+        .sum();
+    let ppmi = |n: f64, w: &str, cl: &str| (n * total / (r(w) * r(cl).powf(alpha))).ln().max(0.0);
+    for (t, cl, n) in [
+        ("bee", "honey", 2.0),
+        ("bee", "flower", 1.0),
+        ("car", "wheel", 2.0),
+    ] {
+        let want = (ppmi(n, t, cl) + ppmi(n, cl, t)) / 2.0;
+        let got = row(t, cl).ppmi;
+        assert!((got - want).abs() < 1e-4, "{t}/{cl}: {got} vs {want}");
+    }
+    assert_eq!(row("bee", "wheel").ppmi, 0.0);
+    // A word with itself: cosine 1.
+    assert!((row("bee", "bee").cosine - 1.0).abs() < 1e-5);
+    // Dense: every card word with every clue word; the score is w·z(ppmi) + (1 − w)·z(cosine),
+    // standardised with the mean and deviation recorded in meta, so the scores average 0.
+    let m = |k: &str| -> f64 { c.meta(&format!("relatedness.{k}")).parse().unwrap() };
+    let w = m("ppmi_weight");
+    assert!((w - 0.3).abs() < 1e-6);
+    let clue_words = reader.clue_words().unwrap();
+    let mut all = Vec::new();
+    for t in ["bee", "car"] {
+        let (_, packed) = reader.relatedness_vector(t).unwrap().unwrap();
+        assert_eq!(packed.len(), clue_words.len());
+        for (j, (cl, _, _)) in clue_words.iter().enumerate() {
+            let x = row(t, cl);
+            let want = w * (x.ppmi - m("ppmi_mean")) / m("ppmi_std")
+                + (1.0 - w) * (x.cosine - m("cosine_mean")) / m("cosine_std");
+            assert!(
+                (x.score - want).abs() < 1e-4,
+                "{t}/{cl}: {} vs {want}",
+                x.score
+            );
+            // The packed vector holds the same score at the clue word's id.
+            assert!((packed[j] as f64 - x.score).abs() < 1e-6, "{t}/{cl}");
+            all.push(x.score);
+        }
+    }
+    let mean = all.iter().sum::<f64>() / all.len() as f64;
+    assert!(mean.abs() < 1e-4, "mean score {mean}");
+    // Related pairs score above unrelated ones.
+    assert!(row("bee", "honey").score > row("bee", "wheel").score);
+    assert!(row("car", "wheel").score > row("car", "honey").score);
+    // The risk: the 90th percentile (nearest rank) of a clue's scores with the card words, with
+    // two card words the higher.
+    for (cl, _, risk) in &clue_words {
+        let hi = row("bee", cl).score.max(row("car", cl).score);
+        assert!(
+            (*risk as f64 - hi).abs() < 1e-5,
+            "{cl}: risk {risk} vs {hi}"
+        );
+    }
+    // Where they meet: bee and honey meet twice on Bee, once in each sentence.
+    let meet = reader.meeting("bee", "honey").unwrap().unwrap();
+    assert_eq!((meet.page_title.as_str(), meet.meetings), ("Bee", 2));
+    let excerpt = meet.excerpt.unwrap();
+    assert!(excerpt.contains("Bee honey"), "{excerpt}");
+    assert!(reader.meeting("bee", "wheel").unwrap().is_none());
+    // Re-running the stage gives the same rows.
+    c.run("relatedness");
+    assert_eq!(
+        reader.relatedness("bee", "honey").unwrap().unwrap(),
+        row("bee", "honey")
+    );
+    assert_eq!(reader.clue_words().unwrap().len(), 5);
 }

@@ -38,8 +38,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Knowledge;
 use crate::cluster::{self, Clustering, DocVectors};
-use crate::game::{Request, Suggestion};
 use crate::legality::Legality;
+use crate::request::{Request, Suggestion};
 use crate::threshold::{self, DEFAULT_ASSASSIN_MARGIN};
 
 /// Parameters of the herfindahl strategy.
@@ -196,13 +196,12 @@ impl BoardScores {
                 .map(|t| threshold::clue_map(k, t))
                 .collect::<anyhow::Result<Vec<_>>>()
         };
+        // A card to avoid that the knowledge does not cover counts as a risk, as in threshold.
+        let (neg, assassin) = threshold::avoid_maps(k, req)?;
         Ok(BoardScores {
             pos: maps(&req.pos)?,
-            neg: maps(&req.neg)?,
-            assassin: match &req.assassin {
-                Some(a) => Some(threshold::clue_map(k, a)?),
-                None => None,
-            },
+            neg,
+            assassin,
             assassin_margin,
         })
     }
@@ -422,7 +421,7 @@ pub fn analyse<K: Knowledge + ?Sized>(
         dangerous.push(read(a)?);
     }
     if params.use_negatives {
-        for t in &req.neg {
+        for t in &req.avoid() {
             dangerous.push(read(t)?);
         }
     }
@@ -458,7 +457,7 @@ pub fn suggest<K: Knowledge + ?Sized>(
         .flat_map(|c| c.picks)
         .map(|p| p.suggestion)
         .collect();
-    crate::game::sort_suggestions(&mut out);
+    crate::request::sort_suggestions(&mut out);
     out.truncate(params.top);
     Ok(out)
 }

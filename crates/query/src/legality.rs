@@ -74,6 +74,9 @@ pub enum Illegal {
     InflectionOf(String),
     /// A stopword.
     Stopword,
+    /// Already given this game (`--given`): a clue the guesser could not follow once would
+    /// otherwise come back every turn.
+    Given,
 }
 
 impl std::fmt::Display for Illegal {
@@ -85,6 +88,7 @@ impl std::fmt::Display for Illegal {
             Illegal::ContainedIn(w) => write!(f, "is contained in the board word {w:?}"),
             Illegal::InflectionOf(w) => write!(f, "is an inflection of the board word {w:?}"),
             Illegal::Stopword => write!(f, "is a stopword"),
+            Illegal::Given => write!(f, "was given before in this game"),
         }
     }
 }
@@ -100,6 +104,8 @@ struct CardForms {
 pub struct Legality<'a> {
     cards: Vec<CardForms>,
     lexicon: &'a dyn Lexicon,
+    /// Clues given earlier in the game.
+    given: std::collections::HashSet<String>,
 }
 
 /// Whether `w` has the shape of a clue: one lower-case word of at least two letters.
@@ -124,13 +130,27 @@ impl<'a> Legality<'a> {
             })
             .filter(|c| !c.forms.is_empty())
             .collect();
-        Legality { cards, lexicon }
+        Legality {
+            cards,
+            lexicon,
+            given: Default::default(),
+        }
+    }
+
+    /// The same rules, also refusing the clues given earlier in the game.
+    pub fn with_given<S: AsRef<str>>(mut self, given: &[S]) -> Legality<'a> {
+        self.given
+            .extend(given.iter().map(|g| g.as_ref().trim().to_lowercase()));
+        self
     }
 
     /// `Ok(())` when `clue` may be said on this board, else the first rule it breaks.
     pub fn check(&self, clue: &str) -> Result<(), Illegal> {
         if !is_word(clue) {
             return Err(Illegal::NotAWord);
+        }
+        if self.given.contains(clue) {
+            return Err(Illegal::Given);
         }
         if self.lexicon.is_stopword(clue) {
             return Err(Illegal::Stopword);

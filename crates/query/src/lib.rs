@@ -1,5 +1,10 @@
 //! The query engine: given a board, pick the clue. Reads what the pipeline stored through the
 //! [`Knowledge`] trait, so every strategy can be tested on hand-made data without SQLite.
+//!
+//! Board-side types ([`request`]) stand apart from the game loop ([`game`]); every strategy
+//! implements [`strategy::Strategy`], every guesser [`guesser::Guesser`].
+
+use std::sync::Arc;
 
 /// What the strategies need to know, whatever holds it (the SQLite store, or a test's map).
 pub trait Knowledge {
@@ -9,11 +14,101 @@ pub trait Knowledge {
     fn term_doc(&self, term: &str) -> anyhow::Result<Vec<(String, u64)>>;
     /// Every covered term (lower-case card words), sorted.
     fn terms(&self) -> anyhow::Result<Vec<String>>;
+    /// The clue words of the dense relatedness, in id order, each with its risk (the score a
+    /// card word the corpus does not know is assumed to have with it); empty when there is no
+    /// relatedness.
+    fn clue_words(&self) -> anyhow::Result<Arc<ClueWords>> {
+        Ok(Arc::default())
+    }
+    /// A card word's relatedness with every clue word (in [`Knowledge::clue_words`] order);
+    /// `None` when the word is not covered.
+    fn relatedness(&self, _card: &str) -> anyhow::Result<Option<Arc<[f32]>>> {
+        Ok(None)
+    }
+    /// Each clue's best scores (`clues_of`) with covered terms, best first (ties by term), at
+    /// most [`threshold::TOP_SCORES`] per clue: what a card word the knowledge does not cover is
+    /// assumed to score ([`threshold::unknown_risk`]). Read only when such a word is on a board.
+    fn top_scores(&self) -> anyhow::Result<Arc<TopScores>> {
+        let mut tops = TopScores::new();
+        for t in self.terms()? {
+            for (clue, s) in self.clues_of(&t)? {
+                if s.is_finite() {
+                    tops.entry(clue).or_default().push((t.clone(), s));
+                }
+            }
+        }
+        for best in tops.values_mut() {
+            sort_top(best);
+        }
+        Ok(Arc::new(tops))
+    }
+    /// For each clue, its highest score (`clues_of`) with a covered term other than `pos`: what
+    /// a card word the knowledge does not cover counts at as a card to avoid
+    /// ([`threshold::unknown_risk`]). By default from [`Knowledge::top_scores`].
+    fn unknown_risk(&self, pos: &[String]) -> anyhow::Result<threshold::ClueMap> {
+        let tops = self.top_scores()?;
+        Ok(threshold::risk_from_tops(&tops, pos))
+    }
+    /// The card words boards are drawn from: those with relatedness, else the covered terms.
+    fn card_words(&self) -> anyhow::Result<Vec<String>> {
+        self.terms()
+    }
+}
+
+/// Per clue, its best `(term, score)` pairs, best first ([`Knowledge::top_scores`]).
+pub type TopScores = std::collections::HashMap<String, Vec<(String, f64)>>;
+
+/// Sorts one clue's `(term, score)` pairs best first (ties by term), keeps
+/// [`threshold::TOP_SCORES`] and, of a term listed twice, its best.
+pub fn sort_top(best: &mut Vec<(String, f64)>) {
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut seen = std::collections::HashSet::new();
+    best.retain(|(t, _)| seen.insert(t.clone()));
+    best.truncate(threshold::TOP_SCORES);
+}
+
+/// The clue words of the dense relatedness and their risks, by id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClueWords {
+    pub words: Vec<String>,
+    /// Occurrences of each in the corpus.
+    pub counts: Vec<u64>,
+    pub risk: Vec<f32>,
+    /// Word → id.
+    pub index: std::collections::HashMap<String, u32>,
+}
+
+impl ClueWords {
+    /// From `(word, count, risk)` in id order.
+    pub fn new(rows: Vec<(String, u64, f32)>) -> ClueWords {
+        let mut c = ClueWords::default();
+        for (i, (w, n, r)) in rows.into_iter().enumerate() {
+            c.index.insert(w.clone(), i as u32);
+            c.words.push(w);
+            c.counts.push(n);
+            c.risk.push(r);
+        }
+        c
+    }
+    pub fn id(&self, word: &str) -> Option<usize> {
+        self.index.get(word).map(|&i| i as usize)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
 }
 
 pub mod cluster;
 pub mod game;
+pub mod guesser;
 pub mod herfindahl;
 pub mod legality;
+pub mod relatedness;
+pub mod request;
 pub mod store_knowledge;
+pub mod strategy;
 pub mod threshold;
+pub mod vectors;

@@ -15,11 +15,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::Knowledge;
-use crate::game::{Request, Suggestion};
 use crate::legality::Legality;
+use crate::request::{Request, Suggestion};
 
 /// A card's clues and their scores. Hashed, not ordered: a board looks up thousands of
 /// candidate clues in each card's map, and string-ordered trees spent most of `suggest` in
@@ -88,6 +89,68 @@ pub fn clue_map<K: Knowledge + ?Sized>(k: &K, term: &str) -> anyhow::Result<Clue
     Ok(map)
 }
 
+/// How many of each clue's best scores [`Knowledge::top_scores`] keeps: more than a team has
+/// cards (9), so that the best score with a card other than the team's is among them.
+pub const TOP_SCORES: usize = 10;
+
+/// The clue maps of the request's cards to avoid (the covered ones in [`Request::avoid`] order,
+/// then one map for all the others, if any) and of its assassin. A card word the knowledge does not cover has no scores, which the rule would read
+/// as "unrelated to every clue", i.e. safe. It counts instead as a risk ([`unknown_risk`]):
+/// for each clue, the clue's highest score with a covered term that is not one of the team's
+/// cards, as if it were the card word the clue relates to most after the team's own. The
+/// knowledge's best scores are read only when such a word is on the board.
+pub fn avoid_maps<K: Knowledge + ?Sized>(
+    k: &K,
+    req: &Request,
+) -> anyhow::Result<(Vec<ClueMap>, Option<ClueMap>)> {
+    let covered: std::collections::HashSet<String> = k.terms()?.into_iter().collect();
+    let mut risk: Option<ClueMap> = None;
+    let mut risk_of = || -> anyhow::Result<ClueMap> {
+        if risk.is_none() {
+            risk = Some(unknown_risk(k, &req.pos)?);
+        }
+        Ok(risk.clone().unwrap_or_default())
+    };
+    let mut neg = Vec::new();
+    let mut unknown_neg = false;
+    for w in req.avoid() {
+        if covered.contains(&w) {
+            neg.push(clue_map(k, &w)?);
+        } else {
+            unknown_neg = true;
+        }
+    }
+    // Every unknown card has the same map: once is enough for the highest score.
+    if unknown_neg {
+        neg.push(risk_of()?);
+    }
+    let assassin = match &req.assassin {
+        Some(a) if covered.contains(a) => Some(clue_map(k, a)?),
+        Some(_) => Some(risk_of()?),
+        None => None,
+    };
+    Ok((neg, assassin))
+}
+
+/// What a card word the knowledge does not cover is assumed to score with each clue: the
+/// clue's highest score with a covered term other than the team's cards `pos` (clues with no
+/// such score are left out: 0). [`Knowledge::unknown_risk`] reads it.
+pub fn unknown_risk<K: Knowledge + ?Sized>(k: &K, pos: &[String]) -> anyhow::Result<ClueMap> {
+    k.unknown_risk(pos)
+        .context("reading each clue's best score with a card word not on the team")
+}
+
+/// [`unknown_risk`] from each clue's best scores.
+pub fn risk_from_tops(tops: &crate::TopScores, pos: &[String]) -> ClueMap {
+    tops.iter()
+        .filter_map(|(clue, best)| {
+            best.iter()
+                .find(|(term, _)| !pos.contains(term))
+                .map(|(_, s)| (clue.clone(), *s))
+        })
+        .collect()
+}
+
 /// The ranked suggestions for `req` (best first, at most `params.top`); empty when no clue
 /// reaches any positive term safely.
 pub fn suggest<K: Knowledge + ?Sized>(
@@ -101,15 +164,7 @@ pub fn suggest<K: Knowledge + ?Sized>(
         .iter()
         .map(|t| Ok((t.clone(), clue_map(k, t)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let neg = req
-        .neg
-        .iter()
-        .map(|t| clue_map(k, t))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let assassin = match &req.assassin {
-        Some(a) => Some(clue_map(k, a)?),
-        None => None,
-    };
+    let (neg, assassin) = avoid_maps(k, req)?;
     Ok(rank(&pos, &neg, assassin.as_ref(), legality, params))
 }
 
@@ -141,7 +196,7 @@ pub fn rank(
             targets: targets.into_iter().map(|t| t.0.clone()).collect(),
         });
     }
-    crate::game::sort_suggestions(&mut out);
+    crate::request::sort_suggestions(&mut out);
     // Legality (inflection look-ups against every card) is the costly test: apply it best
     // first, and only until `top` clues pass.
     out.into_iter()

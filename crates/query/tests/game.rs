@@ -9,7 +9,14 @@ use query::game::{
     Board, GuessParams, PlayParams, Request, Role, SplitMix64, Strategy, StrategyKind, Suggestion,
     eval, guess, play,
 };
+use query::guesser::OwnGuesser;
 use query::legality::{Legality, NoLexicon};
+
+/// Blue reveals one of its cards after each red turn.
+const WITH_BLUE: PlayParams = PlayParams {
+    opponent: true,
+    max_turns: 25,
+};
 
 /// 30 covered terms and nothing else.
 fn terms_only() -> MemoryKnowledge {
@@ -77,8 +84,11 @@ fn boards_are_seeded_9_8_7_1() {
 fn board_requests_and_reveals() {
     let mut b = Board::random(&card_words(25), 3).unwrap();
     let req = b.request_for(Role::Red);
-    assert_eq!((req.pos.len(), req.neg.len()), (9, 15));
+    // Bystanders are apart from the opponent's cards (the relatedness strategy gives them a
+    // margin of their own).
+    assert_eq!((req.pos.len(), req.neg.len(), req.neutral.len()), (9, 8, 7));
     assert!(req.assassin.is_some());
+    assert_eq!(req.avoid().len(), 15);
     let red = req.pos[0].clone();
     assert_eq!(b.reveal(&red), Some(Role::Red));
     assert_eq!(b.reveal(&red), None, "already revealed");
@@ -112,7 +122,15 @@ fn a_revealed_card_no_longer_bars_a_clue() {
     assert!(Legality::new(&b.unrevealed(), &NoLexicon).allows(&barred));
     // In a game: turn 1 cannot say it and finds the first card; turn 2 can, and does.
     let s: StrategyKind = "threshold".parse().unwrap();
-    let g = play(seed, &s, &k, &NoLexicon, &PlayParams::default()).unwrap();
+    let g = play(
+        seed,
+        &s,
+        &OwnGuesser::new(&k),
+        &k,
+        &NoLexicon,
+        &PlayParams::default(),
+    )
+    .unwrap();
     let said = |t: usize| g.turns[t].clue.as_ref().map(|c| c.clue.clone());
     assert_eq!(said(0), Some(private(&red[0])));
     assert_eq!(g.turns[0].revealed, vec![(red[0].clone(), Role::Red)]);
@@ -151,7 +169,7 @@ fn a_perfect_clue_wins_in_one_turn() {
         k.score("crimson", &c.word, 0.9);
     }
     let s: StrategyKind = "threshold".parse().unwrap();
-    let g = play(seed, &s, &k, &NoLexicon, &PlayParams::default()).unwrap();
+    let g = play(seed, &s, &OwnGuesser::new(&k), &k, &NoLexicon, &WITH_BLUE).unwrap();
     assert_eq!(g.board, board);
     assert!(g.won && !g.assassin);
     assert_eq!(g.turns.len(), 1);
@@ -174,7 +192,8 @@ fn a_perfect_clue_wins_in_one_turn() {
 fn one_card_a_turn_loses_to_blue_in_eight() {
     let k = private_knowledge();
     let s: StrategyKind = "threshold".parse().unwrap();
-    let g = play(5, &s, &k, &NoLexicon, &PlayParams::default()).unwrap();
+    let own = OwnGuesser::new(&k);
+    let g = play(5, &s, &own, &k, &NoLexicon, &WITH_BLUE).unwrap();
     // Red finds one card per turn, blue reveals one: blue's 8th card ends turn 8.
     assert!(!g.won && !g.assassin);
     assert_eq!(g.turns.len(), 8);
@@ -184,14 +203,14 @@ fn one_card_a_turn_loses_to_blue_in_eight() {
     );
     assert!(g.turns.iter().all(|t| t.opponent.is_some()));
     // Deterministic.
-    assert_eq!(
-        play(5, &s, &k, &NoLexicon, &PlayParams::default()).unwrap(),
-        g
-    );
+    assert_eq!(play(5, &s, &own, &k, &NoLexicon, &WITH_BLUE).unwrap(), g);
     // The same through eval, over several boards.
-    let reports = eval(4, 99, &[&s], &k, &NoLexicon, &PlayParams::default()).unwrap();
+    let reports = eval(4, 99, &[&s], &[&own], &k, &NoLexicon, &WITH_BLUE).unwrap();
     let r = &reports[0];
-    assert_eq!((r.strategy.as_str(), r.games), ("threshold", 4));
+    assert_eq!(
+        (r.strategy.as_str(), r.guesser.as_str(), r.games),
+        ("threshold", "own", 4)
+    );
     assert_eq!(
         (
             r.win_rate,
@@ -203,6 +222,38 @@ fn one_card_a_turn_loses_to_blue_in_eight() {
         (0.0, 8.0, 0.0, 1.0, 1.0)
     );
     assert_eq!((r.clues, r.correct, r.incorrect), (32, 32, 0));
+    assert_eq!(r.turns_per_win, 0.0, "no game won");
+}
+
+#[test]
+fn without_the_opponent_red_plays_alone_and_wins_in_nine() {
+    let k = private_knowledge();
+    let s: StrategyKind = "threshold".parse().unwrap();
+    let own = OwnGuesser::new(&k);
+    // The default: blue never plays, so one card a turn finds all 9 red cards in 9 turns.
+    assert!(!PlayParams::default().opponent);
+    let g = play(5, &s, &own, &k, &NoLexicon, &PlayParams::default()).unwrap();
+    assert!(g.won && !g.assassin);
+    assert_eq!(g.turns.len(), 9);
+    assert_eq!(
+        (g.clues, g.clue_numbers, g.correct, g.incorrect),
+        (9, 9, 9, 0)
+    );
+    assert!(g.turns.iter().all(|t| t.opponent.is_none()));
+    let r = &eval(
+        4,
+        99,
+        &[&s],
+        &[&own],
+        &k,
+        &NoLexicon,
+        &PlayParams::default(),
+    )
+    .unwrap()[0];
+    assert_eq!(
+        (r.win_rate, r.mean_turns, r.turns_per_win, r.net_per_clue),
+        (1.0, 9.0, 9.0, 1.0)
+    );
 }
 
 /// A strategy that always points at the first unrevealed card of one role, with its private
@@ -221,6 +272,7 @@ impl Strategy for PointAt {
     ) -> anyhow::Result<Vec<Suggestion>> {
         let target = match self.0 {
             Role::Assassin => req.assassin.clone(),
+            Role::Bystander => req.neutral.first().cloned(),
             _ => req.neg.first().cloned(),
         };
         Ok(target
@@ -238,9 +290,11 @@ impl Strategy for PointAt {
 #[test]
 fn the_assassin_ends_the_game() {
     let k = private_knowledge();
+    let own = OwnGuesser::new(&k);
     let g = play(
         8,
         &PointAt(Role::Assassin),
+        &own,
         &k,
         &NoLexicon,
         &PlayParams::default(),
@@ -254,6 +308,7 @@ fn the_assassin_ends_the_game() {
         3,
         1,
         &[&PointAt(Role::Assassin)],
+        &[&own],
         &k,
         &NoLexicon,
         &PlayParams::default(),
@@ -268,21 +323,51 @@ fn the_assassin_ends_the_game() {
 #[test]
 fn wrong_cards_end_the_turn_and_blue_can_win_faster() {
     let k = private_knowledge();
-    // The first negative is blue or a bystander; each wrong guess is incorrect and ends the
-    // turn. Blue cards found by red shorten blue's path, so the game lasts at most 8 turns.
+    let own = OwnGuesser::new(&k);
+    // Each wrong guess is incorrect and ends the turn. Blue cards found by red shorten blue's
+    // path: with blue revealing one card a turn too, blue's 8 cards go in 4 turns.
+    let g = play(21, &PointAt(Role::Blue), &own, &k, &NoLexicon, &WITH_BLUE).unwrap();
+    assert!(!g.won && !g.assassin);
+    assert_eq!(g.turns.len(), 4);
+    assert_eq!(g.correct, 0);
+    assert_eq!(g.incorrect, g.clues);
+    assert!(
+        g.turns
+            .iter()
+            .all(|t| t.revealed.len() == 1 && t.revealed[0].1 == Role::Blue)
+    );
+    // Alone, red reveals blue's 8 cards itself: lost in 8 turns.
     let g = play(
         21,
         &PointAt(Role::Blue),
+        &own,
         &k,
         &NoLexicon,
         &PlayParams::default(),
     )
     .unwrap();
     assert!(!g.won && !g.assassin);
-    assert!(g.turns.len() <= 8);
-    assert_eq!(g.correct, 0);
-    assert_eq!(g.incorrect, g.clues);
-    assert!(g.turns.iter().all(|t| t.revealed.len() == 1));
+    assert_eq!((g.turns.len(), g.incorrect), (8, 8));
+    // A bystander ends the turn and nothing else: 7 turns of one bystander each, then no
+    // clue is left (the strategy passes) until the turn limit.
+    let g = play(
+        21,
+        &PointAt(Role::Bystander),
+        &own,
+        &k,
+        &NoLexicon,
+        &PlayParams::default(),
+    )
+    .unwrap();
+    assert!(!g.won && !g.assassin);
+    assert_eq!(g.turns.len(), 25);
+    assert_eq!((g.clues, g.incorrect), (7, 7));
+    assert!(
+        g.turns[..7]
+            .iter()
+            .all(|t| t.revealed[0].1 == Role::Bystander)
+    );
+    assert!(g.turns[7..].iter().all(|t| t.clue.is_none()));
 }
 
 #[test]
@@ -294,9 +379,10 @@ fn eval_compares_strategies_on_the_same_boards() {
     }
     let t: StrategyKind = "threshold".parse().unwrap();
     let h: StrategyKind = "herfindahl".parse().unwrap();
-    let params = PlayParams::default();
-    let a = eval(3, 7, &[&t, &h], &k, &NoLexicon, &params).unwrap();
-    let b = eval(3, 7, &[&t, &h], &k, &NoLexicon, &params).unwrap();
+    let params = WITH_BLUE;
+    let own = OwnGuesser::new(&k);
+    let a = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params).unwrap();
+    let b = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params).unwrap();
     assert_eq!(a, b, "seeded evaluation is reproducible");
     assert_eq!(a.len(), 2);
     assert_eq!(

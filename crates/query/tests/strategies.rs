@@ -13,6 +13,7 @@ fn request(pos: &[&str], neg: &[&str], assassin: Option<&str>) -> Request {
         pos: pos.iter().map(|s| s.to_string()).collect(),
         neg: neg.iter().map(|s| s.to_string()).collect(),
         assassin: assassin.map(String::from),
+        ..Default::default()
     }
 }
 
@@ -109,13 +110,29 @@ fn answer_json_contract() {
     // compare the text `clue-db suggest --json` prints.
     assert_eq!(
         serde_json::to_string(&answer).unwrap(),
-        r#"{"clue":"fruit","count":2,"targets":["apple","orange"],"score":1.5,"strategy":"threshold","alternatives":[{"clue":"the","count":1,"targets":["apple"],"score":0.99},{"clue":"juice","count":1,"targets":["orange"],"score":0.6}]}"#
+        r#"{"clue":"fruit","count":2,"targets":["apple","orange"],"score":1.5,"strategy":"threshold","alternatives":[{"clue":"the","count":1,"targets":["apple"],"score":0.99},{"clue":"juice","count":1,"targets":["orange"],"score":0.6}],"warnings":[]}"#
     );
+    // Words the database does not know come last, every other key unchanged and in order.
+    let mut warned = answer.clone();
+    warned.warnings = vec!["\"qzxv\" is not a word the database knows".to_string()];
+    let text = serde_json::to_string(&warned).unwrap();
+    let plain = serde_json::to_string(&answer).unwrap();
+    assert_eq!(
+        text,
+        format!(
+            r#"{},"warnings":["\"qzxv\" is not a word the database knows"]}}"#,
+            plain.strip_suffix(r#","warnings":[]}"#).unwrap()
+        )
+    );
+    assert_eq!(serde_json::from_str::<Answer>(&text).unwrap(), warned);
+    // An answer without the key (as written before it existed) still reads.
+    let old = plain.replace(r#","warnings":[]"#, "");
+    assert_eq!(serde_json::from_str::<Answer>(&old).unwrap(), answer);
     // No safe clue: null clue, count 0, no targets.
     let none = Answer::new("threshold", Vec::new());
     assert_eq!(
         serde_json::to_string(&none).unwrap(),
-        r#"{"clue":null,"count":0,"targets":[],"score":0.0,"strategy":"threshold","alternatives":[]}"#
+        r#"{"clue":null,"count":0,"targets":[],"score":0.0,"strategy":"threshold","alternatives":[],"warnings":[]}"#
     );
     assert!("random".parse::<StrategyKind>().is_err());
 }
@@ -356,4 +373,85 @@ fn herfindahl_analysis_serializes() {
     let json = serde_json::to_value(&a).unwrap();
     assert_eq!(json["clustering"]["labels"], serde_json::json!([0, 0]));
     assert_eq!(json["clusters"][0]["picks"][0]["clue"], "xenon");
+}
+
+/// "fruit" scores with both team cards and best of all with "lemon", a covered card word that
+/// is not on the board; "red" scores with apple only. "fire" is covered (through "smoke").
+fn risk_knowledge() -> MemoryKnowledge {
+    let mut k = MemoryKnowledge::default();
+    k.score("fruit", "apple", 0.8)
+        .score("fruit", "orange", 0.7)
+        .score("fruit", "lemon", 0.9)
+        .score("red", "apple", 0.6)
+        .score("smoke", "fire", 0.5);
+    k
+}
+
+#[test]
+fn an_unknown_card_to_avoid_is_a_risk_for_threshold_and_herfindahl() {
+    use query::Knowledge;
+    let k = risk_knowledge();
+    let brief = |got: &[query::game::Suggestion]| -> Vec<(String, usize)> {
+        got.iter().map(|s| (s.clue.clone(), s.count)).collect()
+    };
+    let run = |req: &Request| {
+        let legality = Legality::new(&req.board_words(), &NoLexicon);
+        threshold::suggest(&k, req, &legality, &ThresholdParams::default()).unwrap()
+    };
+    // Known cards only: fruit leads both team cards (fire has no fruit score).
+    let known = request(&["apple", "orange"], &["fire"], None);
+    assert_eq!(
+        brief(&run(&known)),
+        [("fruit".to_string(), 2), ("red".to_string(), 1)]
+    );
+    // An unknown opponent card is not "unrelated": it counts, for each clue, at the clue's
+    // best score with a covered term other than the team's cards. fruit: lemon's 0.9, above
+    // both targets; red: no such term, 0.
+    let unknown = request(&["apple", "orange"], &["fire", "zzunknown"], None);
+    assert_eq!(brief(&run(&unknown)), [("red".to_string(), 1)]);
+    let risk = threshold::unknown_risk(&k, &unknown.pos).unwrap();
+    assert_eq!(risk.get("fruit"), Some(&0.9));
+    assert_eq!(risk.get("smoke"), Some(&0.5));
+    assert_eq!(risk.get("red"), None);
+    // Two unknown cards count once (the same map), beside each covered one.
+    let two = request(&["apple", "orange"], &["fire", "zzone", "zztwo"], None);
+    let (neg, _) = threshold::avoid_maps(&k, &two).unwrap();
+    assert_eq!(neg.len(), 2);
+    assert_eq!(neg[1].get("fruit"), Some(&0.9));
+    assert_eq!(brief(&run(&two)), [("red".to_string(), 1)]);
+    // As the assassin, the margin comes on top.
+    let assassin = request(&["apple", "orange"], &["fire"], Some("zzunknown"));
+    let (neg, a) = threshold::avoid_maps(&k, &assassin).unwrap();
+    assert_eq!(neg.len(), 1);
+    assert_eq!(a.as_ref().and_then(|m| m.get("fruit")), Some(&0.9));
+    assert_eq!(brief(&run(&assassin)), [("red".to_string(), 1)]);
+    // The best scores per clue, best first (the default reads every covered term's clues).
+    let tops = k.top_scores().unwrap();
+    assert_eq!(
+        tops["fruit"],
+        vec![
+            ("lemon".to_string(), 0.9),
+            ("apple".to_string(), 0.8),
+            ("orange".to_string(), 0.7)
+        ]
+    );
+    // herfindahl checks its targets by the same bar.
+    let scores = herfindahl::BoardScores::read(&k, &unknown, 0.1).unwrap();
+    assert_eq!(scores.threshold("fruit"), 0.9);
+    assert_eq!(
+        herfindahl::BoardScores::read(&k, &known, 0.1)
+            .unwrap()
+            .threshold("fruit"),
+        0.0
+    );
+    let mut with_docs = k.clone();
+    with_docs
+        .doc("apple", &[("fruit", 5), ("red", 4), ("core", 1)])
+        .doc("orange", &[("fruit", 5), ("peel", 3)]);
+    let legality = Legality::new(&unknown.board_words(), &NoLexicon);
+    let p = HerfindahlParams::default();
+    let got = herfindahl::suggest(&with_docs, &known, &legality, &p).unwrap();
+    assert!(got.iter().any(|s| s.clue == "fruit"), "{got:?}");
+    let got = herfindahl::suggest(&with_docs, &unknown, &legality, &p).unwrap();
+    assert!(got.iter().all(|s| s.clue != "fruit"), "{got:?}");
 }

@@ -17,8 +17,8 @@ use axum::{Json, Router};
 use query::game::{Answer, Role, Suggestion};
 use query::legality::{Illegal, Legality, NoLexicon, is_word};
 use query::store_knowledge::{closest, normalize_word};
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -346,18 +346,10 @@ pub struct SuggestBody {
     pub assassin_margin: Option<f64>,
 }
 
-/// `clue-db suggest --json`'s answer, with `"warnings"` after its keys.
-#[derive(Debug, Serialize)]
-pub struct SuggestAnswer {
-    #[serde(flatten)]
-    pub answer: Answer,
-    pub warnings: Vec<String>,
-}
-
 async fn suggest(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SuggestBody>,
-) -> ApiResult<Json<SuggestAnswer>> {
+) -> ApiResult<Json<Answer>> {
     let pos = card_words(&b.pos, "pos")?;
     if pos.is_empty() {
         return Err(ApiError::bad(
@@ -384,10 +376,12 @@ async fn suggest(
             "top {top}: give how many suggestions, 1 to {MAX_TOP}"
         )));
     }
-    let margin = b.assassin_margin.unwrap_or(engine::DEFAULT_ASSASSIN_MARGIN);
-    if !(margin.is_finite() && margin >= 0.0) {
+    let margin = b.assassin_margin;
+    if let Some(m) = margin
+        && !(m.is_finite() && m >= 0.0)
+    {
         return Err(ApiError::bad(format!(
-            "assassin_margin {margin} is not a margin: give a number of 0 or more"
+            "assassin_margin {m} is not a margin: give a number of 0 or more"
         )));
     }
     if b.given.len() > MAX_WORDS * 2 {
@@ -422,7 +416,7 @@ async fn suggest(
         top,
         assassin_margin: margin,
     };
-    let answer = blocking(&state, move |s| {
+    let mut answer = blocking(&state, move |s| {
         s.engine.suggest(&q).map_err(ApiError::internal)
     })
     .await?;
@@ -432,7 +426,9 @@ async fn suggest(
                 .to_string(),
         );
     }
-    Ok(Json(SuggestAnswer { answer, warnings }))
+    // `clue-db suggest --json`'s answer, its `"warnings"` (after the other keys) being the API's.
+    answer.warnings.extend(warnings);
+    Ok(Json(answer))
 }
 
 // ---- /api/explain and /api/guess ---------------------------------------------------------
@@ -444,7 +440,8 @@ pub struct ExplainBody {
     pub terms: Vec<String>,
 }
 
-/// `clue-db explain --json`'s answer: the evidence (page, count, excerpt…) per term.
+/// `clue-db explain --json`'s answer: per term the scores' evidence (page, count, excerpt…), the
+/// relatedness and where the words meet; then the warnings.
 async fn explain(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<ExplainBody>,
@@ -456,15 +453,13 @@ async fn explain(
     }
     covered(&state.engine, &terms.iter().collect::<Vec<_>>())?;
     let c = clue.clone();
-    let found = blocking(&state, move |s| {
+    let (found, warnings) = blocking(&state, move |s| {
         s.engine.explain(&c, &terms).map_err(ApiError::internal)
     })
     .await?;
-    let v: Vec<Value> = found
-        .into_iter()
-        .map(|(t, e)| json!({ "term": t, "evidence": e }))
-        .collect();
-    Ok(Json(json!({ "clue": clue, "terms": v })))
+    Ok(Json(
+        json!({ "clue": clue, "terms": found, "warnings": warnings }),
+    ))
 }
 
 #[derive(Debug, Deserialize)]
@@ -560,7 +555,7 @@ fn deal_clue(engine: &Engine, game: &mut Game) -> ApiResult<()> {
         given: v.given,
         strategy: strategy(Some(&game.strategy))?,
         top: 1,
-        assassin_margin: engine::DEFAULT_ASSASSIN_MARGIN,
+        assassin_margin: None,
     };
     let a = engine.suggest(&q).map_err(ApiError::internal)?;
     let clue = a.clue.map(|clue| Suggestion {

@@ -8,19 +8,19 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use query::Knowledge;
 use query::game::{self, Answer, Board, GuessParams, Request, Strategy, StrategyKind};
+use query::guesser::{Guesser, OwnGuesser};
 use query::legality::Legality;
-use query::store_knowledge::StoreLexicon;
-use store::{Evidence, Store};
+use query::store_knowledge::{Explained, StoreLexicon};
+use query::strategy::Margins;
+use store::Store;
 
 /// The strategy used when a request names none (the CLI's default).
-pub const DEFAULT_STRATEGY: &str = "threshold";
+pub const DEFAULT_STRATEGY: &str = query::strategy::DEFAULT_STRATEGY;
 
 /// The strategies a request may name, for the page's menu and error messages.
-pub const STRATEGIES: &[&str] = &["threshold", "herfindahl"];
-
-/// The assassin's margin when a request gives none (the CLI's `--assassin-margin` default).
-pub const DEFAULT_ASSASSIN_MARGIN: f64 = query::threshold::DEFAULT_ASSASSIN_MARGIN;
+pub const STRATEGIES: &[&str] = &query::strategy::STRATEGIES;
 
 thread_local! {
     /// This thread's open databases, by path. A rusqlite connection cannot be shared between
@@ -42,7 +42,8 @@ pub struct SuggestQuery {
     pub given: Vec<String>,
     pub strategy: StrategyKind,
     pub top: usize,
-    pub assassin_margin: f64,
+    /// The assassin's margin; `None` keeps the strategy's default.
+    pub assassin_margin: Option<f64>,
 }
 
 /// The database, opened read-only once per worker thread (see `STORES`).
@@ -57,9 +58,8 @@ impl Engine {
     /// not a clue-db database (the store's checks name the file).
     pub fn open(path: &Path) -> Result<Engine> {
         let store = Store::open(path)?;
-        let mut terms = store
-            .terms()
-            .with_context(|| format!("reading the covered terms of {}", path.display()))?;
+        let mut terms = Knowledge::card_words(&store)
+            .with_context(|| format!("reading the card words of {}", path.display()))?;
         terms.sort();
         terms.dedup();
         Ok(Engine {
@@ -103,35 +103,32 @@ impl Engine {
 
     /// What `clue-db suggest --json` answers for this board.
     pub fn suggest(&self, q: &SuggestQuery) -> Result<Answer> {
-        // The query crate's `Request` has no bystanders or given clues yet: bystanders are
-        // cards to avoid like the opponent's, and given clues are dropped from a longer list.
         let req = Request {
             pos: q.pos.clone(),
-            neg: q.neg.iter().chain(&q.neutral).cloned().collect(),
+            neg: q.neg.clone(),
+            neutral: q.neutral.clone(),
             assassin: q.assassin.clone(),
+            given: q.given.clone(),
         };
-        let strategy = q
-            .strategy
-            .with_top(q.top + q.given.len())
-            .with_assassin_margin(q.assassin_margin);
+        let strategy = q.strategy.with_top(q.top).with_margins(Margins {
+            assassin: q.assassin_margin,
+            ..Margins::default()
+        });
         self.with_store(|store| {
             let board = req.board_words();
             let lexicon = StoreLexicon::new(store);
-            let legality = Legality::new(&board, &lexicon);
-            let mut ranked = strategy.suggest(store, &req, &legality)?;
-            ranked.retain(|s| !q.given.contains(&s.clue));
-            ranked.truncate(q.top);
+            let legality = Legality::new(&board, &lexicon).with_given(&req.given);
+            let ranked = strategy.suggest(store, &req, &legality)?;
             Ok(Answer::new(strategy.name(), ranked))
         })
     }
 
     /// The evidence behind the clue's score with each term (`clue-db explain`).
-    pub fn explain(&self, clue: &str, terms: &[String]) -> Result<Vec<(String, Option<Evidence>)>> {
+    pub fn explain(&self, clue: &str, terms: &[String]) -> Result<(Vec<Explained>, Vec<String>)> {
         self.with_store(|store| {
-            terms
-                .iter()
-                .map(|t| Ok((t.clone(), store.evidence(clue, t)?)))
-                .collect()
+            let found = query::store_knowledge::explain(store, clue, terms)?;
+            let warnings = query::store_knowledge::clue_warning(store, clue)?;
+            Ok((found, warnings.into_iter().collect()))
         })
     }
 
@@ -143,7 +140,13 @@ impl Engine {
         words: &[String],
         floor: f64,
     ) -> Result<Vec<game::Guess>> {
-        self.with_store(|store| game::guess(store, clue, count, words, &GuessParams { floor }))
+        self.with_store(|store| {
+            OwnGuesser {
+                knowledge: store,
+                params: GuessParams { floor },
+            }
+            .guess(clue, count, words)
+        })
     }
 
     /// A seeded 9/8/7/1 board of covered terms, the one `clue-db play --seed` deals.

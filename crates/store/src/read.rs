@@ -111,12 +111,41 @@ impl Store<'_> {
         Ok(st.query_row([id as i64], |r| r.get(0)).optional()?)
     }
 
-    /// Whether `word` appears as a clue at all (the words the `inflections` table is complete
-    /// for).
+    /// Calls `f(clue, term, score)` for every row of `scores`, in no particular order (one
+    /// pass over the table: the query engine's risk for a card word it does not know).
+    pub fn for_each_score(&self, mut f: impl FnMut(String, String, f64)) -> Result<()> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT clue, term, score FROM scores")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            f(r.get(0)?, r.get(1)?, r.get(2)?);
+        }
+        Ok(())
+    }
+
+    /// Per clue of `scores`, its highest score with a term not in `except` (clues scoring with
+    /// those terms only are left out): one grouped pass over the table.
+    pub fn best_scores_except(&self, except: &[String]) -> Result<Vec<(String, f64)>> {
+        let marks = vec!["?"; except.len()].join(",");
+        let sql = format!(
+            "SELECT clue, max(score) FROM scores WHERE term NOT IN ({marks}) GROUP BY clue"
+        );
+        let mut st = self.conn().prepare(&sql)?;
+        let rows = st.query_map(rusqlite::params_from_iter(except), |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Whether `word` appears as a clue at all, in `scores` or `clue_words` (the words the
+    /// `inflections` table is complete for).
     pub fn is_clue(&self, word: &str) -> Result<bool> {
         let mut st = self
             .conn()
-            .prepare_cached("SELECT 1 FROM scores WHERE clue = ?1 LIMIT 1")?;
+            .prepare_cached(
+                "SELECT 1 FROM scores WHERE clue = ?1 UNION ALL SELECT 1 FROM clue_words WHERE word = ?1 LIMIT 1",
+            )?;
         Ok(st.exists([word])?)
     }
 }

@@ -213,3 +213,30 @@ pub fn utf8(p: &Path) -> &str {
     p.to_str()
         .unwrap_or_else(|| panic!("{} is not UTF-8", p.display()))
 }
+
+/// Builds the Wikispeedia database with the repository's inputs (`clue-db pipeline all`) in
+/// the test folder `name`, and returns its path.
+#[allow(dead_code)]
+pub fn wikispeedia_db(name: &str) -> PathBuf {
+    let db = built_db_dir(name).join("clues.sqlite");
+    let start = std::time::Instant::now();
+    clue_db([
+        "pipeline",
+        "all",
+        "--corpus",
+        "wikispeedia",
+        "--data",
+        utf8(&data()),
+        "--inputs",
+        utf8(&inputs()),
+        "--db",
+        utf8(&db),
+    ])
+    .ok();
+    eprintln!(
+        "built {} in {:.1} s",
+        db.display(),
+        start.elapsed().as_secs_f64()
+    );
+    db
+}

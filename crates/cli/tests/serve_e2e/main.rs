@@ -14,32 +14,8 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::LazyLock;
-use std::time::Instant;
 
-static BUILT: LazyLock<PathBuf> = LazyLock::new(|| {
-    let dir = common::built_db_dir("serve");
-    let db = dir.join("clues.sqlite");
-    let start = Instant::now();
-    common::clue_db([
-        "pipeline",
-        "all",
-        "--corpus",
-        "wikispeedia",
-        "--data",
-        common::utf8(&common::data()),
-        "--inputs",
-        common::utf8(&common::inputs()),
-        "--db",
-        common::utf8(&db),
-    ])
-    .ok();
-    eprintln!(
-        "built {} in {:.1} s",
-        db.display(),
-        start.elapsed().as_secs_f64()
-    );
-    db
-});
+static BUILT: LazyLock<PathBuf> = LazyLock::new(|| common::wikispeedia_db("serve"));
 
 /// The Wikispeedia database.
 pub fn db() -> &'static Path {

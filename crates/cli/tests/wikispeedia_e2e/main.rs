@@ -6,36 +6,13 @@
 mod common;
 mod pipeline;
 mod query;
+mod relatedness;
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
-use std::time::Instant;
 
 /// The database every test here reads; tests that change a database work on a copy.
-static BUILT: LazyLock<PathBuf> = LazyLock::new(|| {
-    let dir = common::built_db_dir("wikispeedia");
-    let db = dir.join("clues.sqlite");
-    let start = Instant::now();
-    common::clue_db([
-        "pipeline",
-        "all",
-        "--corpus",
-        "wikispeedia",
-        "--data",
-        common::utf8(&common::data()),
-        "--inputs",
-        common::utf8(&common::inputs()),
-        "--db",
-        common::utf8(&db),
-    ])
-    .ok();
-    eprintln!(
-        "built {} in {:.1} s",
-        db.display(),
-        start.elapsed().as_secs_f64()
-    );
-    db
-});
+static BUILT: LazyLock<PathBuf> = LazyLock::new(|| common::wikispeedia_db("wikispeedia"));
 
 /// The pipeline database built from Wikispeedia with the repository's inputs.
 pub fn db() -> &'static Path {

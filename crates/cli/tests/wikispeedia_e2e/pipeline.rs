@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use std::collections::HashMap;
 use std::path::Path;
 
-const STAGES: [&str; 7] = [
+const STAGES: [&str; 8] = [
     "terms",
     "term_pages",
     "clue_pages",
@@ -15,6 +15,7 @@ const STAGES: [&str; 7] = [
     "chunks",
     "pagerank",
     "scores",
+    "relatedness",
 ];
 
 /// Every `scores` row, ordered, for comparing two databases.
@@ -293,7 +294,8 @@ fn irregular_inflections_are_counted() {
 #[test]
 fn meta_records_every_stage() {
     let c = open(db());
-    assert_eq!(meta(&c, "schema_version").as_deref(), Some("3"));
+    // Schema 4: the relatedness tables.
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("4"));
     assert_eq!(meta(&c, "ingest.corpus").as_deref(), Some("wikispeedia"));
     assert_eq!(meta(&c, "ingest.pages").as_deref(), Some("4604"));
     assert_eq!(meta(&c, "ingest.links").as_deref(), Some("119882"));
@@ -308,7 +310,7 @@ fn meta_records_every_stage() {
         seconds(stage);
     }
     // The stages that read every page take measurable time: the clock is really read.
-    for stage in ["ingest", "count", "chunks"] {
+    for stage in ["ingest", "count", "chunks", "relatedness"] {
         assert!(seconds(stage) > 0.0, "{stage}.seconds = 0");
     }
     let iterations: u32 = meta(&c, "pagerank.iterations").unwrap().parse().unwrap();
@@ -329,6 +331,9 @@ fn meta_records_every_stage() {
         ("count.rows", "counts"),
         ("clue_pages.kept", "clue_pages"),
         ("term_pages.rows", "term_pages"),
+        ("relatedness.clue_words", "clue_words"),
+        ("relatedness.card_words", "relatedness_vectors"),
+        ("relatedness.evidence_pairs", "relatedness_evidence"),
     ] {
         let recorded: i64 = meta(&c, key).unwrap().parse().unwrap();
         assert_eq!(
@@ -337,6 +342,16 @@ fn meta_records_every_stage() {
             "{key}"
         );
     }
+    // The relatedness stage covers every listed card word, each with every clue word.
+    assert_eq!(meta(&c, "relatedness.card_words").as_deref(), Some("400"));
+    assert_eq!(
+        meta(&c, "relatedness.card_words_unseen").as_deref(),
+        Some("")
+    );
+    assert_eq!(
+        count(&c, "SELECT count(*) FROM relatedness"),
+        400 * count(&c, "SELECT count(*) FROM clue_words")
+    );
     // `clue-db info` prints the same table.
     let info = clue_db(["info", "--db", utf8(db())]).ok();
     assert!(
@@ -481,8 +496,9 @@ fn terms_and_term_pages_rerun_alone_stay_consistent() {
 }
 
 /// The `inflections` table holds exactly the pairs the legality rule's inflection test accepts:
-/// judged pair by pair for every form of a covered term against every 10th clue and every clue
-/// the table names, and through the lexicon that queries use instead of the inflection tables.
+/// judged pair by pair for every form of a listed card word (every one is answered since the
+/// relatedness stage) against every 10th clue (of `scores` and `clue_words`) and every clue the
+/// table names, and through the lexicon that queries use instead of the inflection tables.
 #[test]
 fn the_inflections_table_is_the_rule() {
     use query::legality::Lexicon;
@@ -502,18 +518,20 @@ fn the_inflections_table_is_the_rule() {
     ] {
         assert!(table.contains(&(pair.0.into(), pair.1.into())), "{pair:?}");
     }
-    let forms: BTreeSet<String> = covered(&c)
-        .iter()
-        .flat_map(|t| store::card_forms(t))
-        .collect();
-    // A row of each form for itself marks the forms the table covers: every covered term's.
+    let listed = column(&c, "SELECT term FROM terms ORDER BY term");
+    assert_eq!(listed.len(), 400);
+    let forms: BTreeSet<String> = listed.iter().flat_map(|t| store::card_forms(t)).collect();
+    // A row of each form for itself marks the forms the table covers: every listed term's.
     let marked: BTreeSet<String> = table
         .iter()
         .filter(|(f, w)| f == w)
         .map(|(f, _)| f.clone())
         .collect();
     assert_eq!(marked, forms);
-    let clues = column(&c, "SELECT DISTINCT clue FROM scores ORDER BY clue");
+    let clues = column(
+        &c,
+        "SELECT clue FROM scores UNION SELECT word FROM clue_words ORDER BY 1",
+    );
     // The table is complete for clues: every 10th, and every clue it names.
     let clue_set: BTreeSet<&str> = clues.iter().map(String::as_str).collect();
     let mut sample: BTreeSet<&str> = clues.iter().step_by(10).map(String::as_str).collect();

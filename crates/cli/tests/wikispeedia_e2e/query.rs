@@ -13,13 +13,13 @@ const NEG: [&str; 4] = ["fire", "war", "india", "film"];
 const ASSASSIN: &str = "opera";
 
 /// `clue-db CMD ARGS… --db DB`.
-fn query(args: &[&str]) -> Run {
+pub(crate) fn query(args: &[&str]) -> Run {
     let mut all: Vec<&str> = args.to_vec();
     all.extend(["--db", utf8(db())]);
     clue_db(all)
 }
 
-fn suggest(pos: &str, neg: &str, extra: &[&str]) -> Run {
+pub(crate) fn suggest(pos: &str, neg: &str, extra: &[&str]) -> Run {
     let mut args = vec!["suggest", "--pos", pos, "--neg", neg];
     args.extend(extra);
     query(&args)
@@ -57,7 +57,7 @@ fn bar(c: &Connection, clue: &str, neg: &[&str], assassin: &str, margin: f64) ->
 
 /// The keys of every JSON object in `raw`, in the order the text gives them (a string
 /// followed by `:` is a key).
-fn keys_in_order(raw: &str) -> Vec<String> {
+pub(crate) fn keys_in_order(raw: &str) -> Vec<String> {
     let mut keys = Vec::new();
     let mut chars = raw.chars().peekable();
     while let Some(c) = chars.next() {
@@ -90,7 +90,7 @@ fn keys(v: &Value) -> BTreeSet<&str> {
 
 /// Checks one suggestion (the answer or an alternative) against the board's rules.
 /// A suggestion's targets, in order.
-fn targets(s: &Value) -> Vec<&str> {
+pub(crate) fn targets(s: &Value) -> Vec<&str> {
     s["targets"]
         .as_array()
         .unwrap_or_else(|| panic!("no targets in {s}"))
@@ -160,7 +160,10 @@ fn suggest_json_for_both_strategies() {
         for _ in 0..alts {
             order.extend(["clue", "count", "targets", "score"]);
         }
+        // Then the words the database does not know (none here): a key added after the rest.
+        order.push("warnings");
         assert_eq!(keys_in_order(&run.stdout), order, "{}", run.stdout);
+        assert_eq!(v["warnings"], serde_json::json!([]));
         assert_eq!(v["strategy"], strategy);
         check_suggestion(&v, &POS, &board);
         let alts = v["alternatives"].as_array().unwrap();
@@ -237,24 +240,32 @@ fn suggest_without_a_safe_clue() {
     );
     assert!(others.len() >= 100);
     let neg = others.join(",");
-    let run = suggest("jet", &neg, &["--json"]).ok();
+    // threshold by name: it is no longer the default.
+    let run = suggest("jet", &neg, &["--strategy", "threshold", "--json"]).ok();
     assert_eq!(
         run.stdout,
-        "{\"clue\":null,\"count\":0,\"targets\":[],\"score\":0.0,\"strategy\":\"threshold\",\"alternatives\":[]}\n"
+        "{\"clue\":null,\"count\":0,\"targets\":[],\"score\":0.0,\"strategy\":\"threshold\",\"alternatives\":[],\"warnings\":[]}\n"
     );
-    let text = suggest("jet", &neg, &[]).ok();
+    let text = suggest("jet", &neg, &["--strategy", "threshold"]).ok();
     assert!(text.stdout.starts_with("no safe clue"), "{}", text.stdout);
 }
 
 #[test]
 fn suggest_errors() {
-    // An uncovered card word: named, with close covered terms offered.
-    let run = suggest("apple,mouse", "fire", &[]).failed();
-    assert!(run.stderr.contains("\"mouse\""), "{}", run.stderr);
+    // A card word the database does not know is a warning, not an error (issue 14: a real
+    // board is never refused): named on stderr with the closest words it knows, exit 0.
+    // threshold knows the covered terms only, and "mouse" is not one.
+    let run = suggest("apple,mouse", "fire", &["--strategy", "threshold"]).ok();
+    assert!(
+        run.stderr.contains("warning") && run.stderr.contains("\"mouse\""),
+        "{}",
+        run.stderr
+    );
     let offered = run
         .stderr
-        .split("closest covered terms: ")
+        .split("(closest: ")
         .nth(1)
+        .and_then(|s| s.split(')').next())
         .unwrap_or_else(|| panic!("no suggestions in {}", run.stderr));
     let offered: Vec<&str> = offered.trim().split(", ").collect();
     assert!(offered.contains(&"horse"), "{offered:?}");
@@ -269,15 +280,16 @@ fn suggest_errors() {
             "offered {t:?} is not covered"
         );
     }
-    // A typo gets the word meant.
-    let run = suggest("aple", "", &[]).failed();
+    // A typo gets the word meant; alone in --pos it leaves no target: no clue, still exit 0.
+    let run = suggest("aple", "", &[]).ok();
     assert!(
         run.stderr.contains("\"aple\"") && run.stderr.contains("apple"),
         "{}",
         run.stderr
     );
+    assert!(run.stdout.starts_with("no safe clue"), "{}", run.stdout);
     // A word in --neg is checked too.
-    let run = suggest("apple", "fire,qzxv", &[]).failed();
+    let run = suggest("apple", "fire,qzxv", &[]).ok();
     assert!(run.stderr.contains("\"qzxv\""), "{}", run.stderr);
     // One card, two colours.
     let run = suggest("apple,fire", "fire,ice", &[]).failed();
@@ -378,9 +390,28 @@ fn explain_shows_the_evidence() {
         .unwrap();
     let excerpt = excerpt.expect("fruit/apple has an excerpt");
     assert!(word_in(&excerpt, "apple"), "{excerpt}");
-    // qzxvclue is not a covered term: refused with the word named.
-    let run = query(&["explain", "fruit", "apple", "qzxvclue"]).failed();
-    assert!(run.stderr.contains("qzxvclue"), "{}", run.stderr);
+    // qzxvclue is a word the database does not know: a warning naming it, no evidence, exit 0.
+    let run = query(&["explain", "fruit", "apple", "qzxvclue"]).ok();
+    assert!(
+        run.stderr.contains("warning") && run.stderr.contains("\"qzxvclue\""),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("fruit -> qzxvclue: no evidence"),
+        "{}",
+        run.stdout
+    );
+    let v = query(&["explain", "fruit", "qzxvclue", "--json"])
+        .ok()
+        .json();
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 1, "{v}");
+    for f in ["evidence", "relatedness", "meeting"] {
+        assert!(v["terms"][0][f].is_null(), "{v}");
+    }
+    // So is a clue that is no clue word: nothing relates to it.
+    let run = query(&["explain", "qzxvclue", "apple"]).ok();
+    assert!(run.stderr.contains("no clue word"), "{}", run.stderr);
 
     let run = query(&["explain", "fruit", "apple", "fire"]).ok();
     let apple_line = run
@@ -398,6 +429,43 @@ fn explain_shows_the_evidence() {
         "{apple_line}"
     );
     assert!(run.stdout.contains(&excerpt), "{}", run.stdout);
+    assert_eq!(run.stderr, "", "no warning for known words");
+    // The relatedness evidence, after the scores': the score and what it is made of, then the
+    // page where the two words meet most, with a sentence of it.
+    let (rel, ppmi, cosine, cooc): (f64, f64, f64, i64) = c
+        .query_row(
+            "SELECT score, ppmi, cosine, cooccurrences FROM relatedness \
+             WHERE term = 'apple' AND clue = 'fruit'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    let (meet_id, meet_title, meetings, meet_excerpt): (i64, String, i64, String) = c
+        .query_row(
+            "SELECT e.page_id, p.title, e.meetings, e.excerpt FROM relatedness_evidence e \
+             JOIN pages p ON p.id = e.page_id WHERE e.term = 'apple' AND e.clue = 'fruit'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert!(word_in(&meet_excerpt, "apple") && word_in(&meet_excerpt, "fruit"));
+    let apple_block: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("fruit -> apple:"))
+        .take_while(|l| l.starts_with("fruit -> apple:") || l.starts_with("    "))
+        .collect();
+    let rel_line = format!(
+        "    relatedness {rel:.3} (PPMI {ppmi:.3}, cosine {cosine:.3}, {cooc} co-occurrence(s))"
+    );
+    assert!(apple_block.contains(&rel_line.as_str()), "{apple_block:?}");
+    let meet_line =
+        format!("    they meet most on page {meet_title:?} (id {meet_id}, {meetings} time(s))");
+    assert!(apple_block.contains(&meet_line.as_str()), "{apple_block:?}");
+    assert!(
+        apple_block.contains(&format!("    \"{meet_excerpt}\"").as_str()),
+        "{apple_block:?}"
+    );
     let fire = score(&c, "fruit", "fire");
     let fire_line = run
         .stdout
@@ -428,59 +496,93 @@ fn explain_shows_the_evidence() {
     assert!(e["pagerank"].as_f64().unwrap() > 0.0);
     assert_eq!(terms[1]["term"], "fire");
     assert_eq!(terms[1]["evidence"].is_null(), fire.is_none());
+    // The new fields: relatedness and the meeting place, for every card word.
+    let r = &terms[0]["relatedness"];
+    assert!((r["score"].as_f64().unwrap() - rel).abs() < 1e-12, "{r}");
+    assert!((r["ppmi"].as_f64().unwrap() - ppmi).abs() < 1e-12, "{r}");
+    assert!(
+        (r["cosine"].as_f64().unwrap() - cosine).abs() < 1e-12,
+        "{r}"
+    );
+    assert_eq!(r["cooccurrences"], cooc);
+    let m = &terms[0]["meeting"];
+    assert_eq!(m["page_id"], meet_id);
+    assert_eq!(m["page_title"], meet_title.as_str());
+    assert_eq!(m["meetings"], meetings);
+    assert_eq!(m["excerpt"], meet_excerpt.as_str());
+    assert!(terms[1]["relatedness"]["score"].is_number(), "{v}");
+    assert_eq!(v["warnings"], serde_json::json!([]));
 }
 
 fn word_in(text: &str, word: &str) -> bool {
     crate::common::word_count(text, word) > 0
 }
 
+/// `clue-db guess --json` for `clue` on `board`: (word, score) pairs.
+fn guesses(clue: &str, n: &str, board: &[&str]) -> Vec<(String, f64)> {
+    query(&[
+        "guess",
+        "--clue",
+        clue,
+        "--count",
+        n,
+        "--board",
+        &board.join(","),
+        "--json",
+    ])
+    .ok()
+    .json()
+    .as_array()
+    .unwrap()
+    .iter()
+    .map(|g| {
+        assert_eq!(keys(g), BTreeSet::from(["score", "word"]));
+        (
+            g["word"].as_str().unwrap().to_string(),
+            g["score"].as_f64().unwrap(),
+        )
+    })
+    .collect()
+}
+
+/// Best first, ties alphabetically.
+fn best_first(v: &mut [(String, f64)]) {
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+}
+
 #[test]
 fn guess_ranks_the_board() {
     let c = open(db());
     let board = ["apple", "lemon", "fire", "ice", "war", "olive"];
-    // The expected order: each word's stored score with the clue, best first, ties
-    // alphabetically, cut at the default floor 0.01.
+    // "fruit" is a clue word of the relatedness: the expected order is each card's stored
+    // relatedness with it, best first, ties alphabetically (no floor: relatedness is
+    // standardised, a guesser takes the best cards whatever their level).
     let mut expected: Vec<(String, f64)> = board
         .iter()
-        .map(|w| (w.to_string(), score(&c, "fruit", w).unwrap_or(0.0)))
-        .filter(|(_, s)| *s >= 0.01)
-        .collect();
-    expected.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    assert!(expected.len() >= 3, "{expected:?}");
-    assert_eq!(expected[0].0, "apple");
-    let guesses = |n: &str| -> Vec<(String, f64)> {
-        query(&[
-            "guess",
-            "--clue",
-            "fruit",
-            "--count",
-            n,
-            "--board",
-            &board.join(","),
-            "--json",
-        ])
-        .ok()
-        .json()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| {
-            assert_eq!(keys(g), BTreeSet::from(["score", "word"]));
-            (
-                g["word"].as_str().unwrap().to_string(),
-                g["score"].as_f64().unwrap(),
-            )
+        .map(|w| {
+            let r: f64 = c
+                .query_row(
+                    "SELECT score FROM relatedness WHERE term = ?1 AND clue = 'fruit'",
+                    [w],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            (w.to_string(), r)
         })
-        .collect()
-    };
+        .collect();
+    best_first(&mut expected);
     let words = |v: &[(String, f64)]| v.iter().map(|g| g.0.clone()).collect::<Vec<_>>();
-    assert_eq!(words(&guesses("1")), words(&expected[..1]));
-    assert_eq!(words(&guesses("2")), words(&expected[..2]));
-    let all = guesses("0");
+    assert_eq!(words(&guesses("fruit", "1", &board)), words(&expected[..1]));
+    assert_eq!(words(&guesses("fruit", "2", &board)), words(&expected[..2]));
+    let all = guesses("fruit", "0", &board);
     assert_eq!(words(&all), words(&expected));
     for (g, e) in all.iter().zip(&expected) {
-        assert!((g.1 - e.1).abs() < 1e-12, "{g:?} vs {e:?}");
+        assert!((g.1 - e.1).abs() < 1e-6, "{g:?} vs {e:?}");
     }
+    // The three fruits first.
+    let mut top3 = words(&all[..3]);
+    top3.sort();
+    assert_eq!(top3, ["apple", "lemon", "olive"]);
     // The text form: one `word<TAB>score` line per guess.
     let text = query(&[
         "guess",
@@ -494,7 +596,50 @@ fn guess_ranks_the_board() {
     .ok();
     let lines: Vec<&str> = text.stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{}", text.stdout);
-    assert!(lines[0].starts_with("apple\t"), "{}", text.stdout);
+    assert!(
+        lines[0].starts_with(&format!("{}\t", expected[0].0)),
+        "{}",
+        text.stdout
+    );
+    // A word the database does not know: a warning, never guessed, exit 0.
+    let run = query(&[
+        "guess",
+        "--clue",
+        "fruit",
+        "--count",
+        "0",
+        "--board",
+        "qzxvword,apple",
+        "--json",
+    ])
+    .ok();
+    assert!(run.stderr.contains("\"qzxvword\""), "{}", run.stderr);
+    assert_eq!(run.json().as_array().unwrap().len(), 1);
+    // A clue of `scores` that is no clue word of the relatedness: the cards rank by their
+    // stored score, cut at the floor (default 0.01).
+    let clue: String = c
+        .query_row(
+            "SELECT clue FROM scores WHERE term = 'apple' \
+             AND clue NOT IN (SELECT word FROM clue_words) ORDER BY score DESC, clue LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut expected: Vec<(String, f64)> = board
+        .iter()
+        .map(|w| (w.to_string(), score(&c, &clue, w).unwrap_or(0.0)))
+        .filter(|(_, s)| *s >= 0.01)
+        .collect();
+    best_first(&mut expected);
+    assert!(
+        expected.iter().any(|e| e.0 == "apple"),
+        "{clue}: {expected:?}"
+    );
+    let got = guesses(&clue, "0", &board);
+    assert_eq!(words(&got), words(&expected), "{clue}");
+    for (g, e) in got.iter().zip(&expected) {
+        assert!((g.1 - e.1).abs() < 1e-12, "{g:?} vs {e:?}");
+    }
 }
 
 #[test]
@@ -502,7 +647,7 @@ fn play_is_deterministic() {
     use query::legality::Legality;
     use query::store_knowledge::TextLexicon;
     let c = open(db());
-    for strategy in ["threshold", "herfindahl"] {
+    for strategy in ["relatedness", "threshold", "herfindahl"] {
         let play = |seed: &str, json: bool| {
             let mut args = vec!["play", "--seed", seed, "--strategy", strategy];
             if json {
@@ -521,7 +666,8 @@ fn play_is_deterministic() {
         let other: Value = serde_json::from_str(&play("4", true)).unwrap();
         assert_eq!(v["seed"], 3);
         assert_ne!(v["board"], other["board"]);
-        // A 9/8/7/1 board of distinct covered terms.
+        // A 9/8/7/1 board of distinct card words, each with relatedness (every listed card
+        // word has it: boards are drawn from all of them, whatever the strategy).
         let cards = v["board"]["cards"].as_array().unwrap();
         assert_eq!(cards.len(), 25);
         let roles = |r: &str| cards.iter().filter(|c| c["role"] == r).count();
@@ -540,10 +686,10 @@ fn play_is_deterministic() {
             assert_eq!(
                 count(
                     &c,
-                    &format!("SELECT count(*) FROM terms WHERE covered = 1 AND term = '{w}'")
+                    &format!("SELECT count(*) FROM relatedness_vectors WHERE term = '{w}'")
                 ),
                 1,
-                "{w} is not a covered term"
+                "{w} has no relatedness"
             );
         }
         // Every clue is legal on the board it was given for (the cards not yet revealed), by
@@ -583,8 +729,9 @@ fn eval_reports_both_strategies() {
         .iter()
         .map(|r| r["strategy"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["threshold", "herfindahl"]);
+    assert_eq!(names, ["relatedness", "threshold", "herfindahl"]);
     for r in reports {
+        assert_eq!(r["guesser"], "own", "{r}");
         for f in [
             "win_rate",
             "mean_turns",
@@ -606,7 +753,7 @@ fn eval_reports_both_strategies() {
         assert!(rate("mean_clue_number") >= 1.0, "{r}");
         let net = (rate("correct") - rate("incorrect")) / clues;
         assert!((rate("net_per_clue") - net).abs() < 1e-9, "{r}");
-        // Both strategies give clues the guesser can follow: more right cards than wrong.
+        // Every strategy gives clues the guesser can follow: more right cards than wrong.
         assert!(rate("net_per_clue") > 0.0, "{r}");
     }
     let run = query(&["eval", "--games", "0"]).failed();
@@ -614,7 +761,13 @@ fn eval_reports_both_strategies() {
     // The text form says the figures are optimistic (our spymaster with our own guesser).
     let text = query(&["eval", "--games", "1", "--seed", "1"]).ok();
     assert!(text.stdout.contains("optimistic"), "{}", text.stdout);
-    for name in ["threshold", "herfindahl", "win rate", "net/clue"] {
+    for name in [
+        "relatedness",
+        "threshold",
+        "herfindahl",
+        "win rate",
+        "net/clue",
+    ] {
         assert!(text.stdout.contains(name), "{}", text.stdout);
     }
 }
@@ -691,11 +844,34 @@ fn option_checks() {
             run.stderr
         );
     }
-    // --assassin-margin: documented with its default, refused when it is no margin.
+    // The margins: documented with their defaults (per strategy for the assassin's), refused
+    // when they are no margin.
     let help = clue_db(["suggest", "--help"]).ok();
-    assert!(help.stdout.contains("--assassin-margin"), "{}", help.stdout);
-    assert!(help.stdout.contains("[default: 0.1]"), "{}", help.stdout);
-    for bad in ["--assassin-margin=-1", "--assassin-margin=NaN"] {
+    let help = help.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    for flag in [
+        "--assassin-margin",
+        "--opponent-margin",
+        "--neutral-margin",
+        "--neutral",
+        "--given",
+    ] {
+        assert!(help.contains(flag), "{flag}: {help}");
+    }
+    use query::relatedness as r;
+    for default in [
+        format!("relatedness {:.1}", r::DEFAULT_ASSASSIN_MARGIN),
+        format!("herfindahl {}", query::threshold::DEFAULT_ASSASSIN_MARGIN),
+        format!("(default {:.1})", r::DEFAULT_OPPONENT_MARGIN),
+        format!("(default {:.1})", r::DEFAULT_NEUTRAL_MARGIN),
+    ] {
+        assert!(help.contains(&default), "{default}: {help}");
+    }
+    for bad in [
+        "--assassin-margin=-1",
+        "--assassin-margin=NaN",
+        "--opponent-margin=-1",
+        "--neutral-margin=inf",
+    ] {
         for cmd in [
             &["suggest", "--pos", "apple"][..],
             &["eval", "--games", "1"],
@@ -704,11 +880,8 @@ fn option_checks() {
             let mut args = cmd.to_vec();
             args.push(bad);
             let run = query(&args).failed();
-            assert!(
-                run.stderr.contains("--assassin-margin"),
-                "{args:?}: {}",
-                run.stderr
-            );
+            let flag = bad.split('=').next().unwrap();
+            assert!(run.stderr.contains(flag), "{args:?}: {}", run.stderr);
         }
     }
 }

@@ -1,0 +1,391 @@
+//! The relatedness strategy (the default) through the binary (issue 14): every card word is
+//! answered, unknown words are warnings, `--given` is history, and every target relates to the
+//! clue more than every card to avoid in the `relatedness` table.
+
+use crate::common::{column, inputs, open};
+use crate::db;
+use crate::query::{keys_in_order, query, suggest, targets};
+use query::game::SplitMix64;
+use query::legality::Legality;
+use query::store_knowledge::TextLexicon;
+use rusqlite::{Connection, OptionalExtension};
+use serde_json::Value;
+
+/// The card words of `pipeline/terms.txt`, as listed.
+fn card_words() -> Vec<String> {
+    std::fs::read_to_string(inputs().join("terms.txt"))
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect()
+}
+
+/// The stored relatedness of a card word and a clue word.
+fn relatedness(c: &Connection, term: &str, clue: &str) -> Option<f64> {
+    c.query_row(
+        "SELECT score FROM relatedness WHERE term = ?1 AND clue = ?2",
+        [term, clue],
+        |r| r.get(0),
+    )
+    .optional()
+    .unwrap()
+}
+
+/// A clue word's risk: the score an unknown card word is assumed to have with it.
+fn risk(c: &Connection, clue: &str) -> f64 {
+    c.query_row("SELECT risk FROM clue_words WHERE word = ?1", [clue], |r| {
+        r.get(0)
+    })
+    .unwrap_or_else(|e| panic!("{clue} is no clue word: {e}"))
+}
+
+/// The suggestion and its alternatives.
+fn all_suggestions(v: &Value) -> Vec<&Value> {
+    std::iter::once(v)
+        .chain(v["alternatives"].as_array().unwrap())
+        .filter(|s| !s["clue"].is_null())
+        .collect()
+}
+
+/// The relatedness of `card` with `clue`, or the clue's risk for a card word the database
+/// does not know (how the strategy counts it).
+fn score_or_risk(c: &Connection, card: &str, clue: &str) -> f64 {
+    relatedness(c, card, clue).unwrap_or_else(|| risk(c, clue))
+}
+
+/// Checks every suggestion of a relatedness answer: legal on the board, targets among the
+/// team's known cards, each relating to the clue more than every card to avoid.
+fn check_answer(c: &Connection, v: &Value, pos: &[&str], avoid: &[&str]) {
+    let board: Vec<&str> = pos.iter().chain(avoid).copied().collect();
+    let rules = Legality::new(&board, &TextLexicon);
+    for s in all_suggestions(v) {
+        let clue = s["clue"].as_str().unwrap();
+        assert_eq!(rules.check(clue), Ok(()), "{clue}: {v}");
+        let t = targets(s);
+        assert!(!t.is_empty() && s["count"] == t.len(), "{s}");
+        let worst_avoid = avoid
+            .iter()
+            .map(|a| score_or_risk(c, a, clue))
+            .fold(f64::NEG_INFINITY, f64::max);
+        for target in t {
+            assert!(pos.contains(&target), "{target} is not a team card: {s}");
+            let sc = relatedness(c, target, clue)
+                .unwrap_or_else(|| panic!("target {target} has no relatedness with {clue}"));
+            assert!(
+                sc > worst_avoid,
+                "{clue}/{target}: {sc} not above the best card to avoid, {worst_avoid}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fifty_random_boards_of_all_card_words_get_a_legal_clue() {
+    let c = open(db());
+    let cards = card_words();
+    assert_eq!(cards.len(), 400);
+    // The stage covered every one of them.
+    let related = column(&c, "SELECT term FROM relatedness_vectors ORDER BY term");
+    let mut sorted = cards.clone();
+    sorted.sort();
+    assert_eq!(related, sorted);
+    let mut rng = SplitMix64::new(14);
+    for board in 0..50 {
+        let mut pool = cards.clone();
+        rng.shuffle(&mut pool);
+        let (pos, rest) = pool[..25].split_at(9);
+        let (neg, rest) = rest.split_at(8);
+        let (neutral, assassin) = rest.split_at(7);
+        let run = suggest(
+            &pos.join(","),
+            &neg.join(","),
+            &[
+                "--neutral",
+                &neutral.join(","),
+                "--assassin",
+                &assassin[0],
+                "--json",
+            ],
+        )
+        .ok();
+        assert_eq!(run.stderr, "", "board {board}: no warning for card words");
+        let v = run.json();
+        assert!(v["clue"].is_string(), "board {board}: no clue: {v}");
+        assert_eq!(v["strategy"], "relatedness");
+        assert_eq!(v["warnings"], serde_json::json!([]));
+        let pos: Vec<&str> = pos.iter().map(String::as_str).collect();
+        let avoid: Vec<&str> = neg
+            .iter()
+            .chain(neutral)
+            .chain(assassin)
+            .map(String::as_str)
+            .collect();
+        check_answer(&c, &v, &pos, &avoid);
+    }
+}
+
+#[test]
+fn unknown_words_are_warnings_and_risks() {
+    let c = open(db());
+    let (pos, neg, neutral) = ("apple,lemon,moon", "fire,war", "india");
+    let plain = suggest(pos, neg, &["--neutral", neutral, "--json"]).ok();
+    assert_eq!(plain.stderr, "");
+    // An unknown team card: a warning naming it, exit 0, never a target, and the answer
+    // otherwise as without it.
+    let run = suggest(
+        &format!("{pos},qzxvword"),
+        neg,
+        &["--neutral", neutral, "--json"],
+    )
+    .ok();
+    assert!(
+        run.stderr.contains("warning") && run.stderr.contains("\"qzxvword\""),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    let v = run.json();
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{v}");
+    assert!(warnings[0].as_str().unwrap().contains("\"qzxvword\""));
+    let mut without_warnings = v.clone();
+    without_warnings["warnings"] = serde_json::json!([]);
+    assert_eq!(without_warnings, plain.json());
+    // The keys of the contract, in order, then "warnings".
+    let alts = v["alternatives"].as_array().unwrap().len();
+    let mut order = vec![
+        "clue",
+        "count",
+        "targets",
+        "score",
+        "strategy",
+        "alternatives",
+    ];
+    for _ in 0..alts {
+        order.extend(["clue", "count", "targets", "score"]);
+    }
+    order.push("warnings");
+    assert_eq!(keys_in_order(&run.stdout), order, "{}", run.stdout);
+    // Unknown cards to avoid, of each kind: named, and counted at each clue's risk.
+    let run = suggest(
+        pos,
+        &format!("{neg},zzopponent"),
+        &[
+            "--neutral",
+            &format!("{neutral},zzbystander"),
+            "--assassin",
+            "zzassassin",
+            "--json",
+        ],
+    )
+    .ok();
+    let v = run.json();
+    for w in ["zzopponent", "zzbystander", "zzassassin"] {
+        assert!(run.stderr.contains(&format!("{w:?}")), "{}", run.stderr);
+    }
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 3, "{v}");
+    let pos: Vec<&str> = pos.split(',').collect();
+    let avoid = [
+        "fire",
+        "war",
+        "zzopponent",
+        "india",
+        "zzbystander",
+        "zzassassin",
+    ];
+    check_answer(&c, &v, &pos, &avoid);
+    // The text form says the same on stderr, the clue on stdout.
+    let text = suggest(
+        &pos.join(","),
+        neg,
+        &["--neutral", neutral, "--assassin", "zzassassin"],
+    )
+    .ok();
+    assert!(text.stderr.contains("\"zzassassin\""), "{}", text.stderr);
+    assert!(!text.stdout.contains("zzassassin"), "{}", text.stdout);
+}
+
+#[test]
+fn given_clues_are_not_suggested_again() {
+    for strategy in ["relatedness", "threshold"] {
+        let ask = |given: &str| {
+            suggest(
+                "apple,lemon,moon",
+                "fire,war",
+                &[
+                    "--strategy",
+                    strategy,
+                    "--given",
+                    given,
+                    "--top",
+                    "3",
+                    "--json",
+                ],
+            )
+            .ok()
+            .json()
+        };
+        let clues = |v: &Value| -> Vec<String> {
+            all_suggestions(v)
+                .iter()
+                .map(|s| s["clue"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let first = ask("");
+        let before = clues(&first);
+        assert_eq!(before.len(), 3, "{strategy}: {first}");
+        // The best clue, given: gone, the next one leads.
+        let v = ask(&before[0]);
+        assert!(!clues(&v).contains(&before[0]), "{strategy}: {v}");
+        assert_eq!(clues(&v)[0], before[1], "{strategy}: {v}");
+        // Several, as typed (case, spaces).
+        let typed = format!(" {} , {}", before[0].to_uppercase(), before[1]);
+        let v = ask(&typed);
+        let after = clues(&v);
+        assert!(
+            !after.contains(&before[0]) && !after.contains(&before[1]),
+            "{strategy}: {v}"
+        );
+        assert_eq!(after[0], before[2], "{strategy}: {v}");
+    }
+}
+
+#[test]
+fn a_card_given_two_colours_is_refused() {
+    let run = query(&[
+        "suggest",
+        "--pos",
+        "apple",
+        "--neg",
+        "fire",
+        "--neutral",
+        "fire",
+    ])
+    .failed();
+    assert!(
+        run.stderr.contains("\"fire\"") && run.stderr.contains("--neutral"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn threshold_and_herfindahl_count_an_unknown_card_as_a_risk() {
+    let c = open(db());
+    let pos = ["apple", "lemon", "moon"];
+    // The risk of an unknown card for a clue: its best score with a covered term other than
+    // the team's cards.
+    let risk = |clue: &str| -> f64 {
+        c.query_row(
+            "SELECT coalesce(max(score), 0) FROM scores WHERE clue = ?1 \
+             AND term NOT IN ('apple', 'lemon', 'moon')",
+            [clue],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let score = |clue: &str, term: &str| -> f64 {
+        c.query_row(
+            "SELECT score FROM scores WHERE clue = ?1 AND term = ?2",
+            [clue, term],
+            |r| r.get(0),
+        )
+        .optional()
+        .unwrap()
+        .unwrap_or(0.0)
+    };
+    for strategy in ["threshold", "herfindahl"] {
+        let run = suggest(
+            &pos.join(","),
+            "fire,zzunknown",
+            &["--strategy", strategy, "--top", "10", "--json"],
+        )
+        .ok();
+        assert!(run.stderr.contains("\"zzunknown\""), "{}", run.stderr);
+        let v = run.json();
+        for s in all_suggestions(&v) {
+            let clue = s["clue"].as_str().unwrap();
+            for t in targets(s) {
+                assert!(
+                    score(clue, t) > risk(clue),
+                    "{strategy}: {clue}/{t} {} not above the unknown card's {}",
+                    score(clue, t),
+                    risk(clue)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn eval_with_an_outside_guesser() {
+    let dir = tempfile::tempdir().unwrap();
+    // A tiny word2vec file: a few card words, and clue words it may or may not know.
+    let path = dir.path().join("tiny.txt");
+    std::fs::write(
+        &path,
+        "4 3\napple 1 0 0\nlemon 0.9 0.1 0\nfire 0 1 0\nfruit 1 0.1 0\n",
+    )
+    .unwrap();
+    let spec = format!("vectors:{}", crate::common::utf8(&path));
+    let v = query(&[
+        "eval",
+        "--games",
+        "2",
+        "--strategies",
+        "relatedness,threshold",
+        "--guesser",
+        "own",
+        "--guesser",
+        &spec,
+        "--json",
+    ])
+    .ok()
+    .json();
+    let reports = v["strategies"].as_array().unwrap();
+    let pairs: Vec<(&str, &str)> = reports
+        .iter()
+        .map(|r| {
+            (
+                r["guesser"].as_str().unwrap(),
+                r["strategy"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("own", "relatedness"),
+            ("own", "threshold"),
+            ("tiny", "relatedness"),
+            ("tiny", "threshold")
+        ]
+    );
+    for r in reports {
+        assert_eq!(r["games"], 2);
+        let (correct, incorrect) = (
+            r["correct"].as_u64().unwrap(),
+            r["incorrect"].as_u64().unwrap(),
+        );
+        // The tiny vectors know 3 card words: it can never reveal more than those.
+        if r["guesser"] == "tiny" {
+            assert!(correct + incorrect <= 2 * 3, "{r}");
+        }
+    }
+    // A bad spec or a bad file is an error naming it.
+    let run = query(&["eval", "--games", "1", "--guesser", "glove"]).failed();
+    assert!(run.stderr.contains("vectors:PATH"), "{}", run.stderr);
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "2 3\napple 1 0 0\n").unwrap();
+    let run = query(&[
+        "eval",
+        "--games",
+        "1",
+        "--guesser",
+        &format!("vectors:{}", crate::common::utf8(&bad)),
+    ])
+    .failed();
+    assert!(run.stderr.contains("bad.txt"), "{}", run.stderr);
+}

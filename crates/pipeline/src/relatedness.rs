@@ -1,0 +1,253 @@
+//! Stage `relatedness`: how strongly every card word relates to every clue word, from all page
+//! text (crate `relate` does the counting and the algebra). Dense, so that a query never reads a
+//! missing value as "unrelated".
+//!
+//! Three passes over the text, each in parallel over batches of pages: token counts (the
+//! vocabulary), window co-occurrence, and for each card word's strongest clue words the page and
+//! sentence where they meet most (the evidence `explain` shows).
+
+use crate::{progress, record};
+use anyhow::{Result, bail};
+use rayon::prelude::*;
+use relate::cooccur::Meetings;
+use relate::{Cooc, PairSet, Params, Relatedness, TypeCounter, Vocab};
+use std::collections::HashMap;
+use std::time::Instant;
+use store::{Build, RelatednessRow};
+
+/// Text per parallel batch, in bytes.
+const BATCH_BYTES: usize = 32 << 20;
+/// Clue words per card word whose meeting place is kept as evidence.
+pub const EVIDENCE_PER_CARD: usize = 60;
+
+/// Runs `f(acc, id, text)` over the text of `ids`, one accumulator per thread.
+fn each_text<A: Send>(
+    build: &Build,
+    ids: &[u64],
+    accs: &mut [A],
+    what: &str,
+    f: impl Fn(&mut A, u64, &str) + Sync,
+) -> Result<()> {
+    let pb = progress::bar(ids.len() as u64, "pages");
+    pb.set_prefix(format!("relatedness: {what}"));
+    let mut batch: Vec<(u64, String)> = Vec::new();
+    let mut bytes = 0usize;
+    let mut run = |batch: &mut Vec<(u64, String)>| {
+        // Equal shares of bytes per accumulator.
+        let total: usize = batch.iter().map(|(_, t)| t.len()).sum();
+        let share = total / accs.len() + 1;
+        let mut chunks: Vec<&[(u64, String)]> = Vec::new();
+        let (mut start, mut acc) = (0, 0);
+        for (i, (_, t)) in batch.iter().enumerate() {
+            acc += t.len();
+            if acc >= share {
+                chunks.push(&batch[start..=i]);
+                start = i + 1;
+                acc = 0;
+            }
+        }
+        chunks.push(&batch[start..]);
+        accs.par_iter_mut().zip(chunks).for_each(|(a, chunk)| {
+            for (id, text) in chunk {
+                f(a, *id, text);
+            }
+        });
+        pb.inc(batch.len() as u64);
+        batch.clear();
+    };
+    build.reader().for_each_text(ids, |id, text| {
+        bytes += text.len();
+        batch.push((id, text));
+        if bytes >= BATCH_BYTES {
+            run(&mut batch);
+            bytes = 0;
+        }
+        Ok(())
+    })?;
+    run(&mut batch);
+    pb.finish_and_clear();
+    Ok(())
+}
+
+pub fn run(build: &Build, p: &Params) -> Result<()> {
+    let reader = build.reader();
+    let cards = reader.listed_terms()?;
+    if cards.is_empty() {
+        bail!("no card words: run the `terms` stage first");
+    }
+    let ids: Vec<u64> = reader
+        .pages()?
+        .into_iter()
+        .filter(|pg| pg.ns == 0 && pg.redirect_to.is_none())
+        .map(|pg| pg.id)
+        .collect();
+    let threads = rayon::current_num_threads().max(1);
+    let pairs = PairSet::new(cards.iter().map(String::as_str));
+    let mut times = Vec::new();
+
+    let t = Instant::now();
+    let mut types: Vec<TypeCounter> = (0..threads).map(|_| TypeCounter::default()).collect();
+    each_text(build, &ids, &mut types, "words", |a, _, text| {
+        a.add(text, &pairs)
+    })?;
+    let mut all = types.pop().unwrap_or_default();
+    for t in types {
+        all.merge(t);
+    }
+    let inflector = text::Inflector::shared();
+    let mut vocab = Vocab::build(all.counts(), &cards, p.min_count, inflector);
+    times.push(("seconds_words", t.elapsed().as_secs_f64()));
+
+    let t = Instant::now();
+    let mut coocs: Vec<Cooc> = (0..threads).map(|_| Cooc::new(vocab.len())).collect();
+    each_text(build, &ids, &mut coocs, "co-occurrence", |a, _, text| {
+        a.add(text, &vocab, &pairs, p.window)
+    })?;
+    let mut cooc = coocs.pop().expect("one accumulator per thread");
+    for c in &coocs {
+        cooc.merge(c);
+    }
+    drop(coocs);
+    cooc.finish();
+    vocab.pages = cooc.pages.clone();
+    vocab.limit_generality((p.max_page_share * all.pages as f64) as u64);
+    times.push(("seconds_cooccurrence", t.elapsed().as_secs_f64()));
+
+    let t = Instant::now();
+    let m = relate::ppmi(&cooc, p.alpha);
+    times.push(("seconds_ppmi", t.elapsed().as_secs_f64()));
+    let t = Instant::now();
+    let vecs = relate::vectors(&m, p);
+    times.push(("seconds_svd", t.elapsed().as_secs_f64()));
+    let rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, p);
+    drop(m);
+
+    // Evidence: each card word's strongest clue words, where they meet.
+    let t = Instant::now();
+    let nc = rel.clues.len();
+    let mut wanted: HashMap<(u32, u32), usize> = HashMap::new();
+    let mut wanted_list: Vec<(usize, usize)> = Vec::new();
+    for (ti, &(_, card)) in rel.cards.iter().enumerate() {
+        let row = &rel.score[ti * nc..(ti + 1) * nc];
+        let mut order: Vec<usize> = (0..nc)
+            .filter(|&j| rel.cooccurrences[ti * nc + j] > 0)
+            .collect();
+        order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
+        for &j in order.iter().take(EVIDENCE_PER_CARD) {
+            let clue = rel.clues[j];
+            let key = if card < clue {
+                (card, clue)
+            } else {
+                (clue, card)
+            };
+            if let std::collections::hash_map::Entry::Vacant(e) = wanted.entry(key) {
+                e.insert(wanted_list.len());
+                wanted_list.push((ti, j));
+            }
+        }
+    }
+    // Every wanted pair has a card in it: only card ids are flagged.
+    let mut flagged = vec![false; vocab.len()];
+    for &(_, id) in &rel.cards {
+        flagged[id as usize] = true;
+    }
+    let mut meets: Vec<Meetings> = (0..threads)
+        .map(|_| Meetings::new(wanted_list.len()))
+        .collect();
+    each_text(build, &ids, &mut meets, "evidence", |a, id, text| {
+        a.add(id, text, &vocab, &pairs, p.window, &wanted, &flagged)
+    })?;
+    let mut meetings = meets.pop().expect("one accumulator per thread");
+    for m in meets {
+        meetings.merge(m);
+    }
+    times.push(("seconds_evidence", t.elapsed().as_secs_f64()));
+
+    let t = Instant::now();
+    let pb = progress::bar(rel.cards.len() as u64, "card words");
+    pb.set_prefix("relatedness: write");
+    build.begin()?;
+    build.clear(&[
+        "clue_words",
+        "relatedness",
+        "relatedness_vectors",
+        "relatedness_evidence",
+    ])?;
+    let clue_words: Vec<(&str, u64, u64, f32)> = rel
+        .clues
+        .iter()
+        .zip(&rel.risk)
+        .map(|(&c, &risk)| {
+            let c = c as usize;
+            (
+                vocab.words[c].as_str(),
+                vocab.counts[c],
+                vocab.pages[c],
+                risk,
+            )
+        })
+        .collect();
+    build.replace_clue_words(&clue_words)?;
+    for (ti, (card, id)) in rel.cards.iter().enumerate() {
+        let k = ti * nc..(ti + 1) * nc;
+        for (j, clue) in clue_words.iter().enumerate() {
+            let at = ti * nc + j;
+            build.insert_relatedness(&RelatednessRow {
+                term: card.clone(),
+                clue: clue.0.to_string(),
+                score: rel.score[at] as f64,
+                ppmi: rel.ppmi[at] as f64,
+                cosine: rel.cosine[at] as f64,
+                cooccurrences: rel.cooccurrences[at] as u64,
+            })?;
+        }
+        build.insert_relatedness_vector(card, vocab.counts[*id as usize], &rel.score[k])?;
+        pb.inc(1);
+    }
+    for (p_idx, &(ti, j)) in wanted_list.iter().enumerate() {
+        if let Some((page, n, sentence)) = &meetings.best[p_idx] {
+            let excerpt = crate::count::excerpt(sentence);
+            build.insert_meeting(
+                &rel.cards[ti].0,
+                clue_words[j].0,
+                *page,
+                *n as u64,
+                Some(&excerpt),
+            )?;
+        }
+    }
+    build.commit()?;
+    pb.finish_and_clear();
+    times.push(("seconds_write", t.elapsed().as_secs_f64()));
+    crate::scores::refresh_inflections(build)?;
+
+    let unseen: Vec<&str> = rel
+        .cards
+        .iter()
+        .filter(|(_, id)| vocab.counts[*id as usize] == 0)
+        .map(|(c, _)| c.as_str())
+        .collect();
+    let mut figures: Vec<(&str, String)> = vec![
+        ("pages", all.pages.to_string()),
+        ("tokens", all.tokens.to_string()),
+        ("sentences", cooc.sentences.to_string()),
+        ("vocabulary", vocab.len().to_string()),
+        ("clue_words", nc.to_string()),
+        ("card_words", rel.cards.len().to_string()),
+        ("card_words_unseen", unseen.join(",")),
+        ("window", p.window.to_string()),
+        ("min_count", p.min_count.to_string()),
+        ("max_page_share", p.max_page_share.to_string()),
+        ("alpha", p.alpha.to_string()),
+        ("dims", p.dims.to_string()),
+        ("sigma_power", p.sigma_power.to_string()),
+        ("ppmi_weight", p.ppmi_weight.to_string()),
+        ("ppmi_mean", rel.ppmi_scale.mean.to_string()),
+        ("ppmi_std", rel.ppmi_scale.std.to_string()),
+        ("cosine_mean", rel.cosine_scale.mean.to_string()),
+        ("cosine_std", rel.cosine_scale.std.to_string()),
+        ("evidence_pairs", wanted_list.len().to_string()),
+    ];
+    figures.extend(times.iter().map(|(k, v)| (*k, format!("{v:.3}"))));
+    record(build, "relatedness", &figures)
+}

@@ -1,0 +1,233 @@
+//! The "relatedness" strategy: a clue the guesser can follow. The guesser takes cards in order
+//! of their relatedness with the clue, so a card is a target only when the clue relates to it
+//! more than to every card to avoid, by a margin for each kind of card: the opponent's cards
+//! (a wrong guess that also helps the other team), bystanders (a wrong guess that only ends the
+//! turn) and the assassin (the game). The number is how many targets clear all three margins.
+//!
+//! Relatedness is the `relatedness` stage's dense score (every card word with every clue word:
+//! a missing value never reads as "unrelated"). A card word the database does not know is never
+//! a target; as a card to avoid it is taken at the clue's risk (a high quantile of its scores
+//! with all card words), so it blocks clues rather than being ignored.
+//!
+//! A target's *safety* is the share λ of the margins it clears (λ ≥ 1: all of them). When no
+//! clue clears the whole margins for any card, they are relaxed in steps (¾, ½, ¼, just above
+//! 0: the target still ranks above every card to avoid); `"clue": null` only when no clue ranks
+//! any team card first. Ranking: more targets first; among clues with as many, the safer weakest
+//! target (the safety predicts the guesser: README, "Quality"). Games call [`fallback`] when
+//! there is no clue at all, rather than pass turn after turn.
+
+use serde::{Deserialize, Serialize};
+
+use std::sync::Arc;
+
+use crate::legality::Legality;
+use crate::request::{Request, Suggestion, sort_suggestions};
+use crate::{ClueWords, Knowledge};
+
+/// Parameters of the relatedness strategy; margins are in the units of the relatedness score
+/// (standardised: about one standard deviation of all card–clue scores per unit).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RelatednessParams {
+    /// How far a target must score above every opponent card.
+    pub opponent_margin: f64,
+    /// How far a target must score above every bystander.
+    pub neutral_margin: f64,
+    /// How far a target must score above the assassin.
+    pub assassin_margin: f64,
+    /// The most targets one clue may have (the guesser's errors compound with each card).
+    pub max_count: usize,
+    /// How many suggestions to return.
+    pub top: usize,
+}
+
+impl Default for RelatednessParams {
+    fn default() -> Self {
+        RelatednessParams {
+            opponent_margin: DEFAULT_OPPONENT_MARGIN,
+            neutral_margin: DEFAULT_NEUTRAL_MARGIN,
+            assassin_margin: DEFAULT_ASSASSIN_MARGIN,
+            max_count: 4,
+            top: 10,
+        }
+    }
+}
+
+/// The default margins, in standard deviations of the relatedness score. Measured with
+/// `clue-db eval --guesser vectors:…` (200 games at each of seeds 1, 2 and 3, against the
+/// guesser's reference figures): opponent/bystander/assassin 2/1/4 won 86 % of games, 1.5/1/4,
+/// 2/0.5/4 and 2/1/3.5 as many within ±1 point, 1/0.5/2 lost to the assassin twice as often, and
+/// 2/1.5/5 or 3/1/4 left more cards without a safe clue (README, "Quality").
+pub const DEFAULT_OPPONENT_MARGIN: f64 = 2.0;
+pub const DEFAULT_NEUTRAL_MARGIN: f64 = 1.0;
+pub const DEFAULT_ASSASSIN_MARGIN: f64 = 4.0;
+
+/// The shares of the margins tried in turn when no clue clears them whole (the last, just
+/// above 0: a target must still rank above every card to avoid).
+const LEVELS: [f64; 5] = [1.0, 0.75, 0.5, 0.25, f64::MIN_POSITIVE];
+
+/// `λ / (1 + λ)`: a safety in [0, 1) that keeps its order (1 for an infinite one).
+fn squash(l: f64) -> f64 {
+    if l.is_infinite() { 1.0 } else { l / (1.0 + l) }
+}
+
+/// How safe a target scoring `s` is against the cards to avoid `(highest score, margin)`: the
+/// largest share λ of the margins such that `s` exceeds every `highest + λ·margin` (infinite
+/// when nothing is to avoid); 0 or less when some card to avoid scores as high.
+pub fn safety(s: f64, avoid: &[(f64, f64)]) -> f64 {
+    avoid
+        .iter()
+        .map(|&(a, m)| {
+            if a == f64::NEG_INFINITY {
+                f64::INFINITY
+            } else if m > 0.0 {
+                (s - a) / m
+            } else if s > a {
+                f64::INFINITY
+            } else {
+                -1.0
+            }
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The board read once: the team's cards with their rows, and per clue word the highest score
+/// of each kind of card to avoid (an unknown card counts at the clue's risk).
+struct Rows {
+    clues: Arc<ClueWords>,
+    pos: Vec<(String, Arc<[f32]>)>,
+    /// Per clue word: highest opponent, bystander and assassin score (−∞ when none).
+    avoid: Vec<[f64; 3]>,
+}
+
+impl Rows {
+    fn read(k: &dyn Knowledge, req: &Request) -> anyhow::Result<Rows> {
+        let clues = k.clue_words()?;
+        if clues.is_empty() {
+            anyhow::bail!(
+                "the database has no relatedness (clue_words is empty): run `clue-db pipeline relatedness`"
+            );
+        }
+        let mut pos = Vec::new();
+        for w in &req.pos {
+            if let Some(v) = k.relatedness(w)? {
+                pos.push((w.clone(), v));
+            }
+        }
+        let mut avoid = vec![[f64::NEG_INFINITY; 3]; clues.len()];
+        let risk: Arc<[f32]> = Arc::from(clues.risk.as_slice());
+        let kinds = [
+            req.neg.as_slice(),
+            req.neutral.as_slice(),
+            req.assassin.as_slice(),
+        ];
+        for (kind, words) in kinds.iter().enumerate() {
+            for w in *words {
+                let row = k.relatedness(w)?.unwrap_or_else(|| risk.clone());
+                for (a, &x) in avoid.iter_mut().zip(row.iter()) {
+                    a[kind] = a[kind].max(x as f64);
+                }
+            }
+        }
+        Ok(Rows { clues, pos, avoid })
+    }
+}
+
+pub fn suggest(
+    k: &dyn Knowledge,
+    req: &Request,
+    legality: &Legality<'_>,
+    p: &RelatednessParams,
+) -> anyhow::Result<Vec<Suggestion>> {
+    let rows = Rows::read(k, req)?;
+    let clues = &rows.clues;
+    let margins = [p.opponent_margin, p.neutral_margin, p.assassin_margin];
+    let safety_of = |j: usize, v: &[f32]| -> f64 {
+        let avoid: [(f64, f64); 3] = std::array::from_fn(|i| (rows.avoid[j][i], margins[i]));
+        safety(v[j] as f64, &avoid)
+    };
+    // Per clue: its safest team card's safety, the share of the margins it clears.
+    let best: Vec<f64> = (0..clues.len())
+        .map(|j| {
+            rows.pos
+                .iter()
+                .map(|(_, v)| safety_of(j, v))
+                .fold(f64::NEG_INFINITY, f64::max)
+        })
+        .collect();
+    // The strictest level some clue reaches with one target: full margins if any clue clears
+    // them, else relaxed in steps down to "ranks above every card to avoid".
+    let Some(level) = LEVELS
+        .iter()
+        .copied()
+        .find(|&l| best.iter().any(|&b| b >= l))
+    else {
+        return Ok(Vec::new());
+    };
+    let mut candidates: Vec<Suggestion> = Vec::new();
+    let mut targets: Vec<(&String, f64)> = Vec::new();
+    for j in (0..clues.len()).filter(|&j| best[j] >= level) {
+        targets.clear();
+        targets.extend(
+            rows.pos
+                .iter()
+                .map(|(w, v)| (w, safety_of(j, v)))
+                .filter(|&(_, l)| l >= level),
+        );
+        targets.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        targets.truncate(p.max_count.max(1));
+        let Some(weakest) = targets.last() else {
+            continue;
+        };
+        candidates.push(Suggestion {
+            clue: clues.words[j].clone(),
+            count: targets.len(),
+            targets: targets.iter().map(|t| t.0.to_string()).collect(),
+            // More targets first, then the weakest target's safety (squashed below 1).
+            score: targets.len() as f64 + squash(weakest.1),
+        });
+    }
+    sort_suggestions(&mut candidates);
+    Ok(candidates
+        .into_iter()
+        .filter(|s| legality.allows(&s.clue))
+        .take(p.top)
+        .collect())
+}
+
+/// A clue for when no clue is safe: rather than pass turn after turn, lead the team card that
+/// comes closest to ranking first (an opponent card or a bystander may be guessed instead),
+/// kept above the assassin by as much of its margin as some clue allows (the whole margin if
+/// any clue does, then half, a quarter, and just above). Count 1; the score is the target's
+/// lead over the best opponent card or bystander (negative).
+pub fn fallback(
+    k: &dyn Knowledge,
+    req: &Request,
+    legality: &Legality<'_>,
+    p: &RelatednessParams,
+) -> anyhow::Result<Option<Suggestion>> {
+    let rows = Rows::read(k, req)?;
+    for share in [1.0, 0.5, 0.25, 0.0] {
+        let mut best: Vec<(f64, usize, &String)> = Vec::new();
+        for (j, avoid) in rows.avoid.iter().enumerate() {
+            for (w, v) in &rows.pos {
+                let s = v[j] as f64;
+                if s > avoid[2] + share * p.assassin_margin {
+                    best.push((s - avoid[0].max(avoid[1]), j, w));
+                }
+            }
+        }
+        best.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        if let Some((lead, j, w)) = best
+            .into_iter()
+            .find(|(_, j, _)| legality.allows(&rows.clues.words[*j]))
+        {
+            return Ok(Some(Suggestion {
+                clue: rows.clues.words[j].clone(),
+                count: 1,
+                targets: vec![w.clone()],
+                score: lead,
+            }));
+        }
+    }
+    Ok(None)
+}

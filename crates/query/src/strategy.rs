@@ -1,0 +1,157 @@
+//! The [`Strategy`] trait every way of choosing clues implements, and [`StrategyKind`], the
+//! built-in strategies with their parameters (what `--strategy` names).
+
+use anyhow::bail;
+use serde::{Deserialize, Serialize};
+
+use crate::Knowledge;
+use crate::herfindahl::{self, HerfindahlParams};
+use crate::legality::Legality;
+use crate::relatedness::{self, RelatednessParams};
+use crate::request::{Request, Suggestion};
+use crate::threshold::{self, ThresholdParams};
+
+/// A way of choosing clues; games and evaluations take any of them.
+pub trait Strategy {
+    /// The name printed in reports and answers.
+    fn name(&self) -> &str;
+    /// Ranked suggestions, best first; empty when there is no safe clue.
+    fn suggest(
+        &self,
+        k: &dyn Knowledge,
+        req: &Request,
+        legality: &Legality<'_>,
+    ) -> anyhow::Result<Vec<Suggestion>>;
+    /// A clue for when [`Strategy::suggest`] has none: games give it rather than pass turn
+    /// after turn. None by default (the strategy passes).
+    fn fallback(
+        &self,
+        _k: &dyn Knowledge,
+        _req: &Request,
+        _legality: &Legality<'_>,
+    ) -> anyhow::Result<Option<Suggestion>> {
+        Ok(None)
+    }
+}
+
+/// The built-in strategies with their parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "strategy", rename_all = "snake_case")]
+pub enum StrategyKind {
+    Threshold(ThresholdParams),
+    Herfindahl(HerfindahlParams),
+    Relatedness(RelatednessParams),
+}
+
+/// The strategy `suggest`, `play` and `eval` use when none is named: the one that measures best
+/// with a guesser that does not share our data (README, "Quality").
+pub const DEFAULT_STRATEGY: &str = "relatedness";
+
+/// Every strategy name, in the order reports list them.
+pub const STRATEGIES: [&str; 3] = ["relatedness", "threshold", "herfindahl"];
+
+/// Margins given on the command line; `None` keeps the strategy's default.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Margins {
+    pub opponent: Option<f64>,
+    pub neutral: Option<f64>,
+    pub assassin: Option<f64>,
+}
+
+impl std::str::FromStr for StrategyKind {
+    type Err = anyhow::Error;
+    /// `relatedness`, `threshold` or `herfindahl`, with default parameters.
+    fn from_str(s: &str) -> anyhow::Result<StrategyKind> {
+        match s {
+            "threshold" => Ok(StrategyKind::Threshold(ThresholdParams::default())),
+            "herfindahl" => Ok(StrategyKind::Herfindahl(HerfindahlParams::default())),
+            "relatedness" => Ok(StrategyKind::Relatedness(RelatednessParams::default())),
+            other => bail!(
+                "unknown strategy {other:?} (expected {})",
+                STRATEGIES.join(", ")
+            ),
+        }
+    }
+}
+
+impl StrategyKind {
+    /// Sets how many suggestions the strategy returns.
+    pub fn with_top(self, top: usize) -> StrategyKind {
+        match self {
+            StrategyKind::Threshold(p) => StrategyKind::Threshold(ThresholdParams { top, ..p }),
+            StrategyKind::Herfindahl(p) => StrategyKind::Herfindahl(HerfindahlParams { top, ..p }),
+            StrategyKind::Relatedness(p) => {
+                StrategyKind::Relatedness(RelatednessParams { top, ..p })
+            }
+        }
+    }
+
+    /// Sets the margins given: relatedness has all three; threshold and herfindahl only the
+    /// assassin's (they avoid every other card with no margin).
+    pub fn with_margins(self, m: Margins) -> StrategyKind {
+        match self {
+            StrategyKind::Relatedness(p) => StrategyKind::Relatedness(RelatednessParams {
+                opponent_margin: m.opponent.unwrap_or(p.opponent_margin),
+                neutral_margin: m.neutral.unwrap_or(p.neutral_margin),
+                assassin_margin: m.assassin.unwrap_or(p.assassin_margin),
+                ..p
+            }),
+            other => match m.assassin {
+                Some(a) => other.with_assassin_margin(a),
+                None => other,
+            },
+        }
+    }
+
+    /// Sets the margin added to a clue's score with the assassin: threshold's bar for every
+    /// target, and the same bar in herfindahl's check of its targets against `scores`.
+    pub fn with_assassin_margin(self, assassin_margin: f64) -> StrategyKind {
+        match self {
+            StrategyKind::Threshold(p) => StrategyKind::Threshold(ThresholdParams {
+                assassin_margin,
+                ..p
+            }),
+            StrategyKind::Herfindahl(p) => StrategyKind::Herfindahl(HerfindahlParams {
+                assassin_margin,
+                ..p
+            }),
+            StrategyKind::Relatedness(p) => StrategyKind::Relatedness(RelatednessParams {
+                assassin_margin,
+                ..p
+            }),
+        }
+    }
+}
+
+impl Strategy for StrategyKind {
+    fn name(&self) -> &str {
+        match self {
+            StrategyKind::Threshold(_) => "threshold",
+            StrategyKind::Herfindahl(_) => "herfindahl",
+            StrategyKind::Relatedness(_) => "relatedness",
+        }
+    }
+    fn suggest(
+        &self,
+        k: &dyn Knowledge,
+        req: &Request,
+        legality: &Legality<'_>,
+    ) -> anyhow::Result<Vec<Suggestion>> {
+        match self {
+            StrategyKind::Threshold(p) => threshold::suggest(k, req, legality, p),
+            StrategyKind::Herfindahl(p) => herfindahl::suggest(k, req, legality, p),
+            StrategyKind::Relatedness(p) => relatedness::suggest(k, req, legality, p),
+        }
+    }
+    fn fallback(
+        &self,
+        k: &dyn Knowledge,
+        req: &Request,
+        legality: &Legality<'_>,
+    ) -> anyhow::Result<Option<Suggestion>> {
+        match self {
+            StrategyKind::Relatedness(p) => relatedness::fallback(k, req, legality, p),
+            _ => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! How strongly a word relates to another, learned from running text: the distributional
+//! measures of Levy, Goldberg & Dagan (2015) over window co-occurrence.
+//!
+//! - [`cooccur`]: sentences of content words ([`tokens`]), counted in a window;
+//! - [`ppmi`]: positive pointwise mutual information with context-distribution smoothing —
+//!   *first-order* relatedness, the words meet more than chance says (`honey`–`bee`);
+//! - [`svd`]: word vectors from the truncated SVD of the PPMI matrix, compared by cosine —
+//!   *second-order*, the words keep the same company (`honey`–`sugar`);
+//! - [`Relatedness`]: the two, each standardised over all (card, clue) pairs, mixed.
+//!
+//! No SQL and no I/O: the pipeline's `relatedness` stage feeds texts and stores what comes out.
+
+pub mod cooccur;
+pub mod linalg;
+pub mod svd;
+pub mod tokens;
+pub mod vocab;
+
+use linalg::Mat;
+use rayon::prelude::*;
+
+pub use cooccur::{Cooc, TypeCounter};
+pub use tokens::PairSet;
+pub use vocab::Vocab;
+
+/// The measure's parameters, recorded in `meta` by the stage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Params {
+    /// Content words on each side that count as meeting (same sentence).
+    pub window: usize,
+    /// Occurrences a word needs to be a clue candidate: rarer words have noisy statistics, and
+    /// players may not know them.
+    pub min_count: u64,
+    /// The largest share of all pages a clue candidate may occur on: a word found on more than
+    /// a tenth of all pages (`made`, `took`, `several`) is too general to point at any card.
+    /// Such words stay in the vocabulary (they are contexts of the others), as no clue.
+    pub max_page_share: f64,
+    /// Context-distribution smoothing exponent: rare contexts get less inflated PMI.
+    pub alpha: f64,
+    /// Dimensions of the SVD word vectors.
+    pub dims: usize,
+    /// Power iterations of the randomized SVD.
+    pub power: usize,
+    /// Exponent of the singular values in the word vectors (`U·Σ^p`).
+    pub sigma_power: f32,
+    /// Weight of first-order PPMI in the mix; the SVD cosine gets the rest.
+    pub ppmi_weight: f32,
+    pub seed: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            window: 10,
+            min_count: 500,
+            max_page_share: 0.1,
+            alpha: 0.75,
+            dims: 100,
+            power: 2,
+            sigma_power: 0.5,
+            ppmi_weight: 0.0,
+            seed: 0x5eed,
+        }
+    }
+}
+
+/// `PPMI(w, c) = max(0, ln(n(w,c) · Σ_c' r(c')^α / (r(w) · r(c)^α)))`, where `r` are the row sums
+/// of the co-occurrence counts; rows are words, columns contexts (the matrix is not symmetric
+/// when `α ≠ 1`).
+pub fn ppmi(cooc: &Cooc, alpha: f64) -> Mat {
+    let n = cooc.n;
+    let rows: Vec<f64> = (0..n)
+        .into_par_iter()
+        .map(|a| cooc.m[a * n..(a + 1) * n].iter().map(|&x| x as f64).sum())
+        .collect();
+    let smoothed: Vec<f64> = rows.iter().map(|r| r.powf(alpha)).collect();
+    let total: f64 = smoothed.iter().sum();
+    let ln_ctx: Vec<f64> = smoothed.iter().map(|s| (s / total).ln()).collect();
+    let mut out = Mat::zeros(n, n);
+    out.data
+        .par_chunks_mut(n.max(1))
+        .enumerate()
+        .for_each(|(a, row)| {
+            if rows[a] == 0.0 {
+                return;
+            }
+            let ln_row = rows[a].ln();
+            for (b, x) in row.iter_mut().enumerate() {
+                let c = cooc.m[a * n + b];
+                if c > 0 && smoothed[b] > 0.0 {
+                    let pmi = (c as f64).ln() - ln_row - ln_ctx[b];
+                    *x = pmi.max(0.0) as f32;
+                }
+            }
+        });
+    out
+}
+
+/// Unit-length word vectors `U·Σ^p` from the truncated SVD of `m` (a row of zeros stays zero).
+pub fn vectors(m: &Mat, p: &Params) -> Mat {
+    let (sigma, mut u) = svd::truncated_svd(m, p.dims, 20, p.power, p.seed);
+    let d = u.cols;
+    u.data.par_chunks_mut(d.max(1)).for_each(|row| {
+        for (x, s) in row.iter_mut().zip(&sigma) {
+            *x *= s.powf(p.sigma_power);
+        }
+        let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            row.iter_mut().for_each(|x| *x /= norm);
+        }
+    });
+    u
+}
+
+/// Mean and standard deviation of a measure over all its values, for standardising it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    pub mean: f32,
+    pub std: f32,
+}
+
+impl Scale {
+    pub fn of(values: &[f32]) -> Scale {
+        let n = values.len().max(1) as f64;
+        let mean = values.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let var = values
+            .iter()
+            .map(|&x| (x as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        Scale {
+            mean: mean as f32,
+            std: (var.sqrt() as f32).max(1e-9),
+        }
+    }
+    pub fn z(&self, x: f32) -> f32 {
+        (x - self.mean) / self.std
+    }
+}
+
+/// Relatedness of every card word with every clue candidate, dense: `cards × clues`.
+#[derive(Debug, Clone)]
+pub struct Relatedness {
+    /// Clue candidates: vocabulary ids.
+    pub clues: Vec<u32>,
+    /// Card words and their vocabulary ids.
+    pub cards: Vec<(String, u32)>,
+    /// Meetings of card and clue in the window.
+    pub cooccurrences: Vec<u32>,
+    /// First-order: `(PPMI(card, clue) + PPMI(clue, card)) / 2`.
+    pub ppmi: Vec<f32>,
+    /// Second-order: cosine of the SVD vectors.
+    pub cosine: Vec<f32>,
+    /// The mix: `w·z(ppmi) + (1 − w)·z(cosine)`, each standardised over all pairs.
+    pub score: Vec<f32>,
+    pub ppmi_scale: Scale,
+    pub cosine_scale: Scale,
+    /// Per clue: the score a card word nobody knows is assumed to have with it, the
+    /// [`RISK_QUANTILE`] of its scores with the card words.
+    pub risk: Vec<f32>,
+}
+
+/// Where among a clue's scores with all card words an unknown card is placed: high, so that an
+/// unknown card to avoid blocks the clues that many cards relate to.
+pub const RISK_QUANTILE: f64 = 0.9;
+
+/// The `q` quantile of `values` (nearest rank); 0 for none.
+pub fn quantile(values: &mut [f32], q: f64) -> f32 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f32::total_cmp);
+    let rank = ((values.len() - 1) as f64 * q).round() as usize;
+    values[rank.min(values.len() - 1)]
+}
+
+impl Relatedness {
+    pub fn compute(vocab: &Vocab, cooc: &Cooc, m: &Mat, vecs: &Mat, p: &Params) -> Relatedness {
+        let clues: Vec<u32> = (0..vocab.len() as u32)
+            .filter(|&i| vocab.candidate[i as usize])
+            .collect();
+        let cards = vocab.cards.clone();
+        let nc = clues.len();
+        let mut cooccurrences = vec![0u32; cards.len() * nc];
+        let mut ppmi = vec![0f32; cards.len() * nc];
+        let mut cosine = vec![0f32; cards.len() * nc];
+        for (t, &(_, card)) in cards.iter().enumerate() {
+            let cv = vecs.row(card as usize);
+            for (j, &clue) in clues.iter().enumerate() {
+                let k = t * nc + j;
+                cooccurrences[k] = cooc.get(card, clue);
+                ppmi[k] =
+                    0.5 * (m.at(card as usize, clue as usize) + m.at(clue as usize, card as usize));
+                cosine[k] = if card == clue {
+                    1.0
+                } else {
+                    cv.iter()
+                        .zip(vecs.row(clue as usize))
+                        .map(|(a, b)| a * b)
+                        .sum()
+                };
+            }
+        }
+        let ppmi_scale = Scale::of(&ppmi);
+        let cosine_scale = Scale::of(&cosine);
+        let w = p.ppmi_weight;
+        let score: Vec<f32> = ppmi
+            .iter()
+            .zip(&cosine)
+            .map(|(&a, &b)| w * ppmi_scale.z(a) + (1.0 - w) * cosine_scale.z(b))
+            .collect();
+        let risk = (0..nc)
+            .map(|j| {
+                let mut col: Vec<f32> = (0..cards.len()).map(|t| score[t * nc + j]).collect();
+                quantile(&mut col, RISK_QUANTILE)
+            })
+            .collect();
+        Relatedness {
+            clues,
+            cards,
+            cooccurrences,
+            ppmi,
+            cosine,
+            score,
+            ppmi_scale,
+            cosine_scale,
+            risk,
+        }
+    }
+}

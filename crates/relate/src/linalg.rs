@@ -1,0 +1,236 @@
+//! The little dense linear algebra the SVD needs: row-major matrices, products through
+//! `matrixmultiply` (SIMD, all cores), Cholesky QR, and Jacobi eigenvectors of a small
+//! symmetric matrix.
+
+/// A dense row-major `rows × cols` matrix of `f32`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mat {
+    pub rows: usize,
+    pub cols: usize,
+    pub data: Vec<f32>,
+}
+
+impl Mat {
+    pub fn zeros(rows: usize, cols: usize) -> Mat {
+        Mat {
+            rows,
+            cols,
+            data: vec![0.0; rows * cols],
+        }
+    }
+
+    pub fn at(&self, r: usize, c: usize) -> f32 {
+        self.data[r * self.cols + c]
+    }
+
+    pub fn row(&self, r: usize) -> &[f32] {
+        &self.data[r * self.cols..(r + 1) * self.cols]
+    }
+
+    /// `op(a) · op(b)`, where `op` transposes when asked.
+    pub fn mul(a: &Mat, ta: bool, b: &Mat, tb: bool) -> Mat {
+        let (m, k) = if ta {
+            (a.cols, a.rows)
+        } else {
+            (a.rows, a.cols)
+        };
+        let (k2, n) = if tb {
+            (b.cols, b.rows)
+        } else {
+            (b.rows, b.cols)
+        };
+        assert_eq!(k, k2, "inner dimensions");
+        let mut c = Mat::zeros(m, n);
+        let (rsa, csa) = if ta {
+            (1, a.cols as isize)
+        } else {
+            (a.cols as isize, 1)
+        };
+        let (rsb, csb) = if tb {
+            (1, b.cols as isize)
+        } else {
+            (b.cols as isize, 1)
+        };
+        // SAFETY: the pointers cover `a`, `b` and `c` whole, with the strides of their row-major
+        // layouts (transposed by swapping strides); `c` is a distinct, writable allocation.
+        unsafe {
+            matrixmultiply::sgemm(
+                m,
+                k,
+                n,
+                1.0,
+                a.data.as_ptr(),
+                rsa,
+                csa,
+                b.data.as_ptr(),
+                rsb,
+                csb,
+                0.0,
+                c.data.as_mut_ptr(),
+                n as isize,
+                1,
+            );
+        }
+        c
+    }
+}
+
+/// An orthonormal basis of the columns of `y` (tall, full column rank), by Cholesky QR done
+/// twice for accuracy: `G = YᵀY = LLᵀ`, `Q = Y L⁻ᵀ`.
+pub fn orthonormalize(y: &Mat) -> Mat {
+    let once = |y: &Mat| -> Mat {
+        let g = Mat::mul(y, true, y, false);
+        let k = g.cols;
+        let mut gd: Vec<f64> = g.data.iter().map(|&x| x as f64).collect();
+        // A column that is (numerically) zero gets a tiny diagonal so that L stays invertible.
+        let scale = (0..k)
+            .map(|i| gd[i * k + i])
+            .fold(0.0f64, f64::max)
+            .max(1e-30);
+        for i in 0..k {
+            gd[i * k + i] += scale * 1e-7;
+        }
+        let l = cholesky(&gd, k);
+        // Q = Y L⁻ᵀ: solve each row q of Q from L qᵀ = yᵀ (forward substitution).
+        let mut q = Mat::zeros(y.rows, k);
+        for r in 0..y.rows {
+            let yr = y.row(r);
+            let out = &mut q.data[r * k..(r + 1) * k];
+            for i in 0..k {
+                let mut s = yr[i] as f64;
+                for j in 0..i {
+                    s -= l[i * k + j] * out[j] as f64;
+                }
+                out[i] = (s / l[i * k + i]) as f32;
+            }
+        }
+        q
+    };
+    once(&once(y))
+}
+
+/// The lower Cholesky factor of a symmetric positive definite `k × k` matrix.
+fn cholesky(a: &[f64], k: usize) -> Vec<f64> {
+    let mut l = vec![0.0f64; k * k];
+    for i in 0..k {
+        for j in 0..=i {
+            let mut s = a[i * k + j];
+            for p in 0..j {
+                s -= l[i * k + p] * l[j * k + p];
+            }
+            if i == j {
+                l[i * k + i] = s.max(1e-300).sqrt();
+            } else {
+                l[i * k + j] = s / l[j * k + j];
+            }
+        }
+    }
+    l
+}
+
+/// Eigenvalues (descending) and eigenvectors (the columns of the returned row-major matrix) of
+/// a symmetric `k × k` matrix, by cyclic Jacobi rotations.
+pub fn symmetric_eigen(a: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut a = a.to_vec();
+    let mut v = vec![0.0f64; k * k];
+    for i in 0..k {
+        v[i * k + i] = 1.0;
+    }
+    for _sweep in 0..60 {
+        let off: f64 = (0..k)
+            .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| a[i * k + j] * a[i * k + j])
+            .sum();
+        let total: f64 = a.iter().map(|x| x * x).sum();
+        if off <= 1e-22 * total.max(1e-300) {
+            break;
+        }
+        for p in 0..k {
+            for q in p + 1..k {
+                let apq = a[p * k + q];
+                if apq.abs() < 1e-300 {
+                    continue;
+                }
+                let theta = (a[q * k + q] - a[p * k + p]) / (2.0 * apq);
+                let sign = if theta >= 0.0 { 1.0 } else { -1.0 };
+                let t = sign / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                for r in 0..k {
+                    let (arp, arq) = (a[r * k + p], a[r * k + q]);
+                    a[r * k + p] = c * arp - s * arq;
+                    a[r * k + q] = s * arp + c * arq;
+                }
+                for r in 0..k {
+                    let (apr, aqr) = (a[p * k + r], a[q * k + r]);
+                    a[p * k + r] = c * apr - s * aqr;
+                    a[q * k + r] = s * apr + c * aqr;
+                }
+                for r in 0..k {
+                    let (vrp, vrq) = (v[r * k + p], v[r * k + q]);
+                    v[r * k + p] = c * vrp - s * vrq;
+                    v[r * k + q] = s * vrp + c * vrq;
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..k).collect();
+    order.sort_by(|&i, &j| a[j * k + j].total_cmp(&a[i * k + i]));
+    let values = order.iter().map(|&i| a[i * k + i]).collect();
+    let mut vectors = vec![0.0f64; k * k];
+    for (new, &old) in order.iter().enumerate() {
+        for r in 0..k {
+            vectors[r * k + new] = v[r * k + old];
+        }
+    }
+    (values, vectors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn product_with_transposes() {
+        let a = Mat {
+            rows: 2,
+            cols: 3,
+            data: vec![1., 2., 3., 4., 5., 6.],
+        };
+        let aat = Mat::mul(&a, false, &a, true);
+        assert_eq!(aat.data, vec![14., 32., 32., 77.]);
+        let ata = Mat::mul(&a, true, &a, false);
+        assert_eq!(ata.rows, 3);
+        assert_eq!(ata.at(0, 0), 17.);
+        assert_eq!(ata.at(2, 1), 3. * 2. + 6. * 5.);
+    }
+
+    #[test]
+    fn eigen_of_a_known_matrix() {
+        // [[2, 1], [1, 2]]: eigenvalues 3 and 1, eigenvectors (1, 1)/√2 and (1, −1)/√2.
+        let (vals, vecs) = symmetric_eigen(&[2., 1., 1., 2.], 2);
+        assert!((vals[0] - 3.0).abs() < 1e-12 && (vals[1] - 1.0).abs() < 1e-12);
+        assert!((vecs[0].abs() - 0.5f64.sqrt()).abs() < 1e-12);
+        assert!(
+            (vecs[0] - vecs[2]).abs() < 1e-12,
+            "first vector is (1, 1)/√2"
+        );
+    }
+
+    #[test]
+    fn orthonormal_columns() {
+        let y = Mat {
+            rows: 4,
+            cols: 2,
+            data: vec![1., 0., 1., 1., 0., 2., 3., 1.],
+        };
+        let q = orthonormalize(&y);
+        let g = Mat::mul(&q, true, &q, false);
+        for i in 0..2 {
+            for j in 0..2 {
+                let want = if i == j { 1.0 } else { 0.0 };
+                assert!((g.at(i, j) - want).abs() < 1e-5, "{i},{j}: {}", g.at(i, j));
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Running text as sentences of content words: lower-case, stopwords dropped, and the two-word
+//! card words joined into one token (`new york`), so that a window counts content words only.
+
+use std::collections::HashSet;
+
+/// Splits text into sentences of content-word tokens and calls `f` once per sentence.
+///
+/// A word is a run of ASCII letters and digits or non-ASCII characters (so `café` and `1990`
+/// are words that take a place in the window, but only all-letter words can join the
+/// vocabulary). A sentence ends at `.`, `!`, `?`, `;` or a line break: Wikipedia's plain text
+/// keeps captions and list items on lines of their own. An apostrophe ends a word (`dog's` →
+/// `dog`, `s`; single letters are then dropped as stopwords or by the vocabulary).
+pub struct Sentences<'p> {
+    pairs: &'p PairSet,
+    /// Lower-cased words of the current sentence (before stopwords and pairs): the first
+    /// `raw_len` entries; the strings are reused from sentence to sentence, not reallocated.
+    raw: Vec<String>,
+    raw_len: usize,
+    out: Vec<String>,
+    out_len: usize,
+}
+
+/// The two-word card words, looked up by their first word.
+#[derive(Debug, Clone, Default)]
+pub struct PairSet {
+    pairs: HashSet<(String, String)>,
+    firsts: HashSet<String>,
+}
+
+impl PairSet {
+    /// From card words; only those of exactly two words matter.
+    pub fn new<'a>(words: impl IntoIterator<Item = &'a str>) -> PairSet {
+        let mut s = PairSet::default();
+        for w in words {
+            let parts: Vec<&str> = w.split_whitespace().collect();
+            if let [a, b] = parts.as_slice() {
+                s.pairs.insert((a.to_string(), b.to_string()));
+                s.firsts.insert(a.to_string());
+            }
+        }
+        s
+    }
+    fn joins(&self, a: &str, b: &str) -> bool {
+        self.firsts.contains(a) && self.pairs.contains(&(a.to_string(), b.to_string()))
+    }
+}
+
+impl<'p> Sentences<'p> {
+    pub fn new(pairs: &'p PairSet) -> Sentences<'p> {
+        Sentences {
+            pairs,
+            raw: Vec::new(),
+            raw_len: 0,
+            out: Vec::new(),
+            out_len: 0,
+        }
+    }
+
+    /// Calls `f` with each sentence's content words, in order.
+    pub fn each(&mut self, text: &str, mut f: impl FnMut(&[String])) {
+        self.each_with_text(text, |words, _| f(words));
+    }
+
+    /// Calls `f` with each sentence's content words and the sentence as written.
+    pub fn each_with_text(&mut self, text: &str, mut f: impl FnMut(&[String], &str)) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        let mut start = None;
+        let mut sentence = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let (is_word, len) = if b < 0x80 {
+                (b.is_ascii_alphanumeric(), 1)
+            } else {
+                // Non-ASCII: letters join words (`café`), dashes and quotes separate them.
+                let c = text[i..].chars().next().unwrap_or(' ');
+                (c.is_alphanumeric(), c.len_utf8())
+            };
+            if is_word {
+                start.get_or_insert(i);
+            } else {
+                if let Some(s) = start.take() {
+                    self.push_word(&text[s..i]);
+                }
+                if matches!(b, b'.' | b'!' | b'?' | b';' | b'\n') {
+                    self.flush(&text[sentence..i + 1], &mut f);
+                    sentence = i + 1;
+                }
+            }
+            i += len;
+        }
+        if let Some(s) = start {
+            self.push_word(&text[s..]);
+        }
+        self.flush(&text[sentence..], &mut f);
+    }
+
+    fn push_word(&mut self, word: &str) {
+        if self.raw_len == self.raw.len() {
+            self.raw.push(String::new());
+        }
+        let slot = &mut self.raw[self.raw_len];
+        slot.clear();
+        slot.push_str(word);
+        slot.make_ascii_lowercase();
+        self.raw_len += 1;
+    }
+
+    fn emit(&mut self, parts: &[&str]) {
+        if self.out_len == self.out.len() {
+            self.out.push(String::new());
+        }
+        let slot = &mut self.out[self.out_len];
+        slot.clear();
+        for (i, p) in parts.iter().enumerate() {
+            if i > 0 {
+                slot.push(' ');
+            }
+            slot.push_str(p);
+        }
+        self.out_len += 1;
+    }
+
+    fn flush(&mut self, sentence: &str, f: &mut impl FnMut(&[String], &str)) {
+        if self.raw_len == 0 {
+            return;
+        }
+        self.out_len = 0;
+        let raw = std::mem::take(&mut self.raw);
+        let mut k = 0;
+        while k < self.raw_len {
+            if k + 1 < self.raw_len && self.pairs.joins(&raw[k], &raw[k + 1]) {
+                self.emit(&[&raw[k], &raw[k + 1]]);
+                k += 2;
+                continue;
+            }
+            let w = &raw[k];
+            if w.len() > 1 && !text::is_stopword(w) {
+                self.emit(&[w]);
+            }
+            k += 1;
+        }
+        self.raw = raw;
+        self.raw_len = 0;
+        if self.out_len > 0 {
+            f(&self.out[..self.out_len], sentence);
+        }
+    }
+}
+
+/// Whether a token can be a vocabulary word: ASCII letters a-z only (two-word cards have their
+/// space).
+pub fn is_word(w: &str) -> bool {
+    !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b' ')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sentences(text: &str, pairs: &[&str]) -> Vec<Vec<String>> {
+        let pairs = PairSet::new(pairs.iter().copied());
+        let mut out = Vec::new();
+        Sentences::new(&pairs).each(text, |s| out.push(s.to_vec()));
+        out
+    }
+
+    #[test]
+    fn sentences_of_content_words() {
+        assert_eq!(
+            sentences(
+                "The Apple fell. It was in New York's park!\nCafé 1990 x",
+                &["new york"]
+            ),
+            vec![
+                vec!["apple", "fell"],
+                vec!["new york", "park"],
+                vec!["café", "1990"],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_pair_is_joined_only_when_adjacent() {
+        assert_eq!(
+            sentences("ice and cream; ice cream", &["ice cream"]),
+            vec![vec!["ice", "cream"], vec!["ice cream"]]
+        );
+    }
+}

@@ -1,0 +1,208 @@
+//! The vocabulary: which words get a row of the co-occurrence matrix. Plural nouns fold into
+//! their singular (`apples` → `apple`, `mice` → `mouse`), named by the member people write most
+//! (`data`, not WordNet's `datum`), or by the card word when a card is a member. Every card word
+//! is in; a clue candidate is a word of letters a-z seen at least `min_count` times.
+
+use std::collections::HashMap;
+
+use crate::tokens::is_word;
+
+/// Words with ids: the rows and columns of every matrix of this crate.
+#[derive(Debug, Clone, Default)]
+pub struct Vocab {
+    /// The word of each id (a class of folded forms, named as above).
+    pub words: Vec<String>,
+    /// Occurrences of each id's forms in the text.
+    pub counts: Vec<u64>,
+    /// Whether the id may be said as a clue (shape and frequency).
+    pub candidate: Vec<bool>,
+    /// Pages each id occurs on, in any of its forms (set from [`crate::Cooc::pages`]; empty
+    /// until then).
+    pub pages: Vec<u64>,
+    /// Each card word's id.
+    pub cards: Vec<(String, u32)>,
+    /// Every form (as tokens come) → its id.
+    index: HashMap<String, u32>,
+}
+
+/// The forms folded into one word, with their counts, and their total.
+type Class<'a> = (Vec<(&'a str, u64)>, u64);
+
+/// No id: a content word outside the vocabulary, still taking its place in the window.
+pub const NONE: u32 = u32::MAX;
+
+/// Whether `w` has the shape of a clue a player could say: letters a-z, at least three, or two
+/// when WordNet knows the word and it has a vowel (`ox`), and no stopword.
+pub fn clue_shape(w: &str, inflector: &text::Inflector) -> bool {
+    w.len() >= 2
+        && w.bytes().all(|b| b.is_ascii_lowercase())
+        && !text::is_stopword(w)
+        && (w.len() > 2 || (inflector.is_known(w) && w.contains(['a', 'e', 'i', 'o', 'u', 'y'])))
+}
+
+impl Vocab {
+    /// Builds the vocabulary from every token's count. `cards` are lower-case card words (two-word
+    /// cards as the tokenizer joins them, `new york`).
+    pub fn build(
+        types: &HashMap<String, u64>,
+        cards: &[String],
+        min_count: u64,
+        inflector: &text::Inflector,
+    ) -> Vocab {
+        // Class key of each form: its noun lemma when that is a plain word, else itself.
+        let key_of = |w: &str| -> String {
+            if w.contains(' ') {
+                return w.to_string();
+            }
+            let l = inflector.lemma(w, text::Upos::Noun);
+            if l != w && is_word(&l) && !l.contains(' ') {
+                l
+            } else {
+                w.to_string()
+            }
+        };
+        let card_keys: HashMap<String, &String> = cards.iter().map(|c| (key_of(c), c)).collect();
+        // Class → (members with counts, total).
+        let mut classes: HashMap<String, Class> = HashMap::new();
+        for (w, &n) in types {
+            if !is_word(w) {
+                continue;
+            }
+            // Rare forms cannot make a candidate; cards' forms are kept at any count.
+            let key = key_of(w);
+            if n < min_count.min(3) && !card_keys.contains_key(&key) {
+                continue;
+            }
+            let e = classes.entry(key).or_default();
+            e.0.push((w.as_str(), n));
+            e.1 += n;
+        }
+        for key in card_keys.keys() {
+            classes.entry(key.clone()).or_default();
+        }
+        let mut rows: Vec<(String, u64, bool, Vec<&str>)> = Vec::new();
+        for (key, (mut members, total)) in classes {
+            members.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            let name = match card_keys.get(&key) {
+                Some(card) => (*card).clone(),
+                None => members.first().map_or(key.clone(), |m| m.0.to_string()),
+            };
+            let candidate = total >= min_count && clue_shape(&name, inflector);
+            if !candidate && !card_keys.contains_key(&key) {
+                continue;
+            }
+            rows.push((
+                name,
+                total,
+                candidate,
+                members.iter().map(|m| m.0).collect(),
+            ));
+        }
+        // Most frequent first, ties by word: ids are reproducible.
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let mut v = Vocab::default();
+        for (id, (name, total, candidate, members)) in rows.into_iter().enumerate() {
+            let id = id as u32;
+            for m in members {
+                v.index.insert(m.to_string(), id);
+            }
+            v.index.insert(name.clone(), id);
+            v.words.push(name);
+            v.counts.push(total);
+            v.candidate.push(candidate);
+        }
+        for c in cards {
+            if let Some(&id) = v.index.get(c.as_str()) {
+                v.cards.push((c.clone(), id));
+            } else if let Some(&id) = v.index.get(&key_of(c)) {
+                v.cards.push((c.clone(), id));
+            }
+        }
+        v
+    }
+
+    /// No word found on more than `max_pages` pages is a clue candidate (see
+    /// [`crate::Params::max_page_share`]); needs [`Vocab::pages`] first.
+    pub fn limit_generality(&mut self, max_pages: u64) {
+        for (c, &p) in self.candidate.iter_mut().zip(&self.pages) {
+            *c &= p <= max_pages;
+        }
+    }
+
+    /// The id of a token, or [`NONE`].
+    pub fn id(&self, token: &str) -> u32 {
+        self.index.get(token).copied().unwrap_or(NONE)
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals_fold_and_classes_take_the_written_name() {
+        let inflector = text::Inflector::shared();
+        let types: HashMap<String, u64> = [
+            ("apple", 5),
+            ("apples", 7),
+            ("mice", 4),
+            ("data", 40),
+            ("datum", 1),
+            ("rare", 2),
+            ("café", 50),
+            ("new york", 6),
+        ]
+        .into_iter()
+        .map(|(w, n)| (w.to_string(), n))
+        .collect();
+        let cards = vec![
+            "apple".to_string(),
+            "mouse".to_string(),
+            "new york".to_string(),
+        ];
+        let v = Vocab::build(&types, &cards, 10, inflector);
+        let apple = v.id("apples");
+        assert_eq!(apple, v.id("apple"));
+        assert_eq!(v.words[apple as usize], "apple");
+        assert_eq!(v.counts[apple as usize], 12);
+        assert!(v.candidate[apple as usize]);
+        let mouse = v.id("mice");
+        assert_eq!(v.words[mouse as usize], "mouse");
+        assert_eq!(v.counts[mouse as usize], 4);
+        assert!(
+            !v.candidate[mouse as usize],
+            "4 < min_count: a card, not a clue"
+        );
+        assert_eq!(v.id("rare"), NONE);
+        assert_eq!(v.id("café"), NONE);
+        assert_eq!(v.words[v.id("data") as usize], "data");
+        assert_eq!(v.id("new york"), v.cards[2].1);
+        assert!(!v.candidate[v.id("new york") as usize]);
+        assert_eq!(v.cards.len(), 3);
+    }
+
+    #[test]
+    fn words_on_too_many_pages_are_no_clue() {
+        let inflector = text::Inflector::shared();
+        let types: HashMap<String, u64> = [("made", 90), ("honey", 40), ("bee", 30)]
+            .into_iter()
+            .map(|(w, n)| (w.to_string(), n))
+            .collect();
+        let mut v = Vocab::build(&types, &["bee".to_string()], 10, inflector);
+        let (made, honey) = (v.id("made") as usize, v.id("honey") as usize);
+        v.pages = vec![0; v.len()];
+        (v.pages[made], v.pages[honey]) = (9, 3);
+        v.limit_generality(3);
+        assert!(!v.candidate[made], "on 9 pages of at most 3: too general");
+        assert!(v.candidate[honey], "3 pages is the limit, not past it");
+        assert_ne!(v.id("made"), NONE, "still a row of the matrices");
+    }
+}

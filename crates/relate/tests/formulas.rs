@@ -1,0 +1,94 @@
+//! The relatedness formulas against hand computations on a tiny corpus.
+
+use relate::{Cooc, PairSet, Params, Relatedness, Scale, TypeCounter, Vocab, quantile};
+
+/// Three words: `a` meets `b` twice and `c` once; `b` and `c` never meet.
+fn tiny() -> Cooc {
+    let mut c = Cooc::new(3);
+    c.m = vec![0, 2, 1, 2, 0, 0, 1, 0, 0];
+    c
+}
+
+#[test]
+fn ppmi_with_context_smoothing_by_hand() {
+    // Row sums r = (3, 2, 1); Σ r^0.75 = 3^0.75 + 2^0.75 + 1 = 4.961300.
+    // PPMI(a, b) = ln(n(a,b) · Σ r^α / (r(a) · r(b)^α)) = ln(2 · 4.961300 / (3 · 1.681793)) = 0.676342
+    // PPMI(b, a) = ln(2 · 4.961300 / (2 · 2.279507)) = 0.777709
+    // PPMI(a, c) = ln(1 · 4.961300 / (3 · 1)) = 0.503055
+    // PPMI(c, a) = ln(1 · 4.961300 / (1 · 2.279507)) = 0.777709
+    // b and c never meet: 0, and nothing meets itself.
+    let m = relate::ppmi(&tiny(), 0.75);
+    let close = |x: f32, want: f64| (x as f64 - want).abs() < 1e-5;
+    assert!(close(m.at(0, 1), 0.676342), "{}", m.at(0, 1));
+    assert!(close(m.at(1, 0), 0.777709), "{}", m.at(1, 0));
+    assert!(close(m.at(0, 2), 0.503055), "{}", m.at(0, 2));
+    assert!(close(m.at(2, 0), 0.777709), "{}", m.at(2, 0));
+    assert_eq!((m.at(1, 2), m.at(2, 1), m.at(0, 0)), (0.0, 0.0, 0.0));
+    // Without smoothing (α = 1) every meeting here is twice what chance says: ln 2.
+    let plain = relate::ppmi(&tiny(), 1.0);
+    assert!(close(plain.at(0, 1), std::f64::consts::LN_2));
+    assert!(close(plain.at(2, 0), std::f64::consts::LN_2));
+}
+
+#[test]
+fn scale_and_quantile_by_hand() {
+    // Mean of (1, 2, 3, 6) = 3; variance (4 + 1 + 0 + 9) / 4 = 3.5.
+    let s = Scale::of(&[1.0, 2.0, 3.0, 6.0]);
+    assert_eq!(s.mean, 3.0);
+    assert!((s.std - 3.5f32.sqrt()).abs() < 1e-6);
+    assert!((s.z(6.0) - 3.0 / 3.5f32.sqrt()).abs() < 1e-6);
+    // Nearest rank: q = 0.9 of 11 values is the value at rank round(10 · 0.9) = 9 (0-based).
+    let mut v: Vec<f32> = (0..11).rev().map(|x| x as f32).collect();
+    assert_eq!(quantile(&mut v, 0.9), 9.0);
+    assert_eq!(quantile(&mut [], 0.9), 0.0);
+}
+
+#[test]
+fn a_tiny_corpus_end_to_end() {
+    // "honey" meets "bee" in every sentence, "sugar" meets "honey" and "cake"; "car" meets
+    // "road" only. Card words: bee and car; clue candidates: everything seen twice or more.
+    let text = "honey bee hive. honey bee hive. honey sugar cake. sugar cake oven. car road. \
+                car road. bee hive honey. oven cake sugar.";
+    let pairs = PairSet::new(["bee", "car"]);
+    let mut types = TypeCounter::default();
+    types.add(text, &pairs);
+    let cards = vec!["bee".to_string(), "car".to_string()];
+    let vocab = Vocab::build(types.counts(), &cards, 2, text::Inflector::shared());
+    let mut cooc = Cooc::new(vocab.len());
+    cooc.add(text, &vocab, &pairs, 10);
+    cooc.finish();
+    let (bee, car, hive, road) = (
+        vocab.id("bee"),
+        vocab.id("car"),
+        vocab.id("hive"),
+        vocab.id("road"),
+    );
+    assert_eq!(cooc.get(bee, hive), 3);
+    assert_eq!(cooc.get(car, road), 2);
+    assert_eq!(cooc.get(bee, road), 0);
+    let p = Params {
+        dims: 3,
+        ppmi_weight: 0.5,
+        ..Params::default()
+    };
+    let m = relate::ppmi(&cooc, p.alpha);
+    let vecs = relate::vectors(&m, &p);
+    let rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, &p);
+    let col = |w: u32| rel.clues.iter().position(|&c| c == w).unwrap();
+    let nc = rel.clues.len();
+    let at = |card: usize, clue: u32| card * nc + col(clue);
+    // Dense: every card has a value with every clue.
+    assert_eq!(rel.score.len(), 2 * nc);
+    assert_eq!(rel.cooccurrences[at(0, hive)], 3);
+    // First order by hand: the mean of both directions of PPMI.
+    let hand = 0.5 * (m.at(bee as usize, hive as usize) + m.at(hive as usize, bee as usize));
+    assert_eq!(rel.ppmi[at(0, hive)], hand);
+    // The mix: w·z(ppmi) + (1 − w)·z(cosine).
+    let k = at(0, hive);
+    let mix = 0.5 * rel.ppmi_scale.z(rel.ppmi[k]) + 0.5 * rel.cosine_scale.z(rel.cosine[k]);
+    assert!((rel.score[k] - mix).abs() < 1e-6);
+    // What relates: hive to bee more than to car, road to car more than to bee.
+    assert!(rel.score[at(0, hive)] > rel.score[at(1, hive)]);
+    assert!(rel.score[at(1, road)] > rel.score[at(0, road)]);
+    assert_eq!(rel.risk.len(), nc);
+}

@@ -1,0 +1,193 @@
+//! The relatedness tables (`clue_words`, `relatedness`, `relatedness_vectors`,
+//! `relatedness_evidence`): writes of the `relatedness` stage and reads of the query engine.
+
+use crate::{Build, Store};
+use anyhow::{Context, Result, bail};
+use rusqlite::{OptionalExtension, params};
+
+/// One `(card word, clue word)` row of `relatedness`, the evidence behind the score.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RelatednessRow {
+    pub term: String,
+    pub clue: String,
+    pub score: f64,
+    pub ppmi: f64,
+    pub cosine: f64,
+    pub cooccurrences: u64,
+}
+
+/// Where a card word and a clue word meet (`relatedness_evidence`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Meeting {
+    pub page_id: u64,
+    pub page_title: String,
+    pub meetings: u64,
+    pub excerpt: Option<String>,
+}
+
+impl Build {
+    /// Replaces the clue words `(word, count, pages, risk)`; their ids are their positions in
+    /// `words`.
+    pub fn replace_clue_words(&self, words: &[(&str, u64, u64, f32)]) -> Result<()> {
+        self.conn.execute("DELETE FROM clue_words", [])?;
+        let mut st = self.conn.prepare_cached(
+            "INSERT INTO clue_words (id, word, count, pages, risk) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for (id, (w, n, pages, risk)) in words.iter().enumerate() {
+            st.execute(params![
+                id as i64,
+                w,
+                *n as i64,
+                *pages as i64,
+                *risk as f64
+            ])
+            .with_context(|| format!("storing clue word {w:?}"))?;
+        }
+        Ok(())
+    }
+
+    pub fn insert_relatedness(&self, r: &RelatednessRow) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO relatedness (term, clue, score, ppmi, cosine, cooccurrences)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                r.term,
+                r.clue,
+                r.score,
+                r.ppmi,
+                r.cosine,
+                r.cooccurrences as i64
+            ])
+            .with_context(|| format!("storing relatedness of {:?} and {:?}", r.term, r.clue))?;
+        Ok(())
+    }
+
+    /// Stores a card word's scores with every clue word, in `clue_words.id` order.
+    pub fn insert_relatedness_vector(&self, term: &str, count: u64, scores: &[f32]) -> Result<()> {
+        let blob: Vec<u8> = scores.iter().flat_map(|s| s.to_le_bytes()).collect();
+        self.conn
+            .prepare_cached(
+                "INSERT INTO relatedness_vectors (term, count, scores) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![term, count as i64, blob])
+            .with_context(|| format!("storing the relatedness vector of {term:?}"))?;
+        Ok(())
+    }
+
+    pub fn insert_meeting(
+        &self,
+        term: &str,
+        clue: &str,
+        page_id: u64,
+        meetings: u64,
+        excerpt: Option<&str>,
+    ) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO relatedness_evidence (term, clue, page_id, meetings, excerpt)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![term, clue, page_id as i64, meetings as i64, excerpt])?;
+        Ok(())
+    }
+}
+
+impl Store<'_> {
+    /// Every word that is a clue somewhere: of `scores` or of `clue_words`, sorted.
+    pub fn all_clues(&self) -> Result<Vec<String>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT clue FROM scores UNION SELECT word FROM clue_words ORDER BY 1",
+        )?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The clue words with their counts and risks (see `db/schema.sql`), in id order; empty when the
+    /// `relatedness` stage has not run.
+    pub fn clue_words(&self) -> Result<Vec<(String, u64, f32)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT word, count, risk FROM clue_words ORDER BY id")?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get::<_, i64>(1)?.max(0) as u64,
+                r.get::<_, f64>(2)? as f32,
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The card words the `relatedness` stage covered, sorted.
+    pub fn related_cards(&self) -> Result<Vec<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT term FROM relatedness_vectors ORDER BY term")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A card word's occurrences and its scores with every clue word (in `clue_words.id`
+    /// order); `None` for a word the stage did not cover.
+    pub fn relatedness_vector(&self, term: &str) -> Result<Option<(u64, Vec<f32>)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT count, scores FROM relatedness_vectors WHERE term = ?1")?;
+        let row: Option<(i64, Vec<u8>)> = st
+            .query_row([term], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((count, blob)) = row else {
+            return Ok(None);
+        };
+        if blob.len() % 4 != 0 {
+            bail!(
+                "relatedness_vectors: the scores of {term:?} are {} bytes, not a multiple of 4",
+                blob.len()
+            );
+        }
+        let scores = blob
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        Ok(Some((count.max(0) as u64, scores)))
+    }
+
+    /// The row of `relatedness` for a card word and a clue word.
+    pub fn relatedness(&self, term: &str, clue: &str) -> Result<Option<RelatednessRow>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT score, ppmi, cosine, cooccurrences FROM relatedness WHERE term = ?1 AND clue = ?2",
+        )?;
+        Ok(st
+            .query_row([term, clue], |r| {
+                Ok(RelatednessRow {
+                    term: term.to_string(),
+                    clue: clue.to_string(),
+                    score: r.get(0)?,
+                    ppmi: r.get(1)?,
+                    cosine: r.get(2)?,
+                    cooccurrences: r.get::<_, i64>(3)?.max(0) as u64,
+                })
+            })
+            .optional()?)
+    }
+
+    /// Where a card word and a clue word meet, when the stage kept it.
+    pub fn meeting(&self, term: &str, clue: &str) -> Result<Option<Meeting>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT e.page_id, p.title, e.meetings, e.excerpt FROM relatedness_evidence e
+             JOIN pages p ON p.id = e.page_id WHERE e.term = ?1 AND e.clue = ?2",
+        )?;
+        Ok(st
+            .query_row([term, clue], |r| {
+                Ok(Meeting {
+                    page_id: r.get::<_, i64>(0)? as u64,
+                    page_title: r.get(1)?,
+                    meetings: r.get::<_, i64>(2)?.max(0) as u64,
+                    excerpt: r.get(3)?,
+                })
+            })
+            .optional()?)
+    }
+}
