@@ -251,6 +251,29 @@ fn empty_or_garbage_input_does_not_replace_the_database() {
     let err = refused("xml", &no_pages, &db);
     assert!(err.contains("none.xml") && err.contains("no page"), "{err}");
 
+    // One empty file among good ones is refused too, named (the good one alone is ingested).
+    let good = file(
+        "good.txt",
+        b"<doc id=\"12\" url=\"u\" title=\"Anarchism\">\nAnarchism\n\nA text.\n</doc>\n",
+    );
+    let before = std::fs::read(&db).unwrap();
+    let run = clue_db([
+        "ingest",
+        "--format",
+        "extractor",
+        utf8(&good),
+        utf8(&empty_docs),
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(
+        run.stderr.contains("docs.txt") && !run.stderr.contains("good.txt"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
+
     // The real Wikispeedia corpus with an empty links.tsv.
     let ws = dir.path().join("wikispeedia");
     std::fs::create_dir(&ws).unwrap();

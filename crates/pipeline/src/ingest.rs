@@ -191,7 +191,28 @@ pub fn store_pages(
     store_pages_from(build, pages, progress, total_bytes, 0)
 }
 
+/// Stores one input file's pages; a file that yields no page is refused, named (an empty or
+/// garbage file among good ones, or as a later corpus of a build, must not pass unseen).
+fn store_file(
+    build: &Build,
+    path: &Path,
+    pages: impl Iterator<Item = wiki::Result<Page>>,
+    progress: &Progress,
+    total_bytes: u64,
+    req: &Request,
+) -> Result<()> {
+    if store_pages_from(build, pages, progress, total_bytes, req.id_offset)? == 0 {
+        bail!(
+            "{}: no page in this input ({} format); nothing is written",
+            path.display(),
+            format!("{:?}", req.format).to_lowercase()
+        );
+    }
+    Ok(())
+}
+
 /// [`store_pages`] for a further source of a build: `id_offset` is added to every page id.
+/// Returns the pages the stream yielded (stored, or left out as duplicates).
 pub fn store_pages_from(
     build: &Build,
     pages: impl Iterator<Item = wiki::Result<Page>>,
@@ -245,7 +266,7 @@ pub fn store_pages_from(
         .and_then(|d| d.parse().ok())
         .unwrap_or(0);
     build.set_meta("ingest.duplicates", &(before + duplicates).to_string())?;
-    Ok(stored)
+    Ok(stored + duplicates)
 }
 
 /// The table a SQL dump fills: the one its first `INSERT` names (so excerpts such as
@@ -444,12 +465,13 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
     match req.format {
         Format::Xml => {
             for p in &req.paths {
-                store_pages_from(
+                store_file(
                     build,
+                    p,
                     wiki::xml::read(p, &progress)?,
                     &progress,
                     total,
-                    req.id_offset,
+                    req,
                 )?;
             }
         }
@@ -458,36 +480,21 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
                 .index
                 .as_deref()
                 .context("--format multistream needs --index PATH")?;
-            store_pages_from(
-                build,
-                wiki::xml::read_multistream(first, index, &progress)?,
-                &progress,
-                total,
-                req.id_offset,
-            )?;
+            let pages = wiki::xml::read_multistream(first, index, &progress)?;
+            store_file(build, first, pages, &progress, total, req)?;
         }
         Format::Extractor => {
             for p in &req.paths {
-                store_pages_from(
-                    build,
-                    wiki::extractor::read(p, &progress)?,
-                    &progress,
-                    total,
-                    req.id_offset,
-                )?;
+                let pages = wiki::extractor::read(p, &progress)?;
+                store_file(build, p, pages, &progress, total, req)?;
             }
         }
         Format::Wikispeedia => {
             let opts = wiki::wikispeedia::Options {
                 skip_site_pages: req.skip_site_pages,
             };
-            store_pages_from(
-                build,
-                wiki::wikispeedia::read_with(first, opts, &progress)?,
-                &progress,
-                total,
-                req.id_offset,
-            )?;
+            let pages = wiki::wikispeedia::read_with(first, opts, &progress)?;
+            store_file(build, first, pages, &progress, total, req)?;
         }
         Format::Sql => ingest_sql(build, &req.paths, &progress)?,
         Format::Api => {
@@ -527,9 +534,9 @@ fn refuse_empty(build: &Build, req: &Request, report: Report) -> Result<Report> 
     // Links read, whether or not they resolved (`pagelinks` rows to unknown link targets
     // are counted apart from the staged ones).
     let mut staged = 0u64;
-    for key in ["ingest.links_staged", "ingest.link_targets_missing"] {
+    for key in ["links_staged", "link_targets_missing"] {
         staged += build
-            .meta(key)?
+            .meta(&format!("{}.{key}", req.meta_stage))?
             .and_then(|n| n.parse::<u64>().ok())
             .unwrap_or(0);
     }
