@@ -395,6 +395,34 @@ fn messages_name_the_database_and_cut_long_words() {
     assert!(run.stderr.contains(utf8(&db)), "{}", run.stderr);
     assert!(run.stderr.contains("table meta"), "{}", run.stderr);
 
+    // A write that fails names its table and stage (a trigger stands in for a full disk), and
+    // the database stays.
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute_batch(
+        "UPDATE meta SET value = 'xml' WHERE key = 'ingest.format';
+         CREATE TRIGGER full BEFORE INSERT ON terms BEGIN SELECT RAISE(ABORT, 'disk is full'); END;",
+    )
+    .unwrap();
+    drop(c);
+    let before = std::fs::read(&db).unwrap();
+    let inputs = common::inputs();
+    let run = clue_db([
+        "pipeline",
+        "terms",
+        "--inputs",
+        utf8(&inputs),
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(
+        run.stderr.contains("writing table terms") && run.stderr.contains("stage terms"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("disk is full"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
+
     let word = "w".repeat(120_000);
     // The word is unknown (a warning, cut), and the database has no relatedness (an error).
     let run = clue_db(["suggest", "--pos", &word, "--db", utf8(&db)]).failed();

@@ -47,6 +47,11 @@ pub struct ScoreRow {
     pub excerpt: Option<String>,
 }
 
+/// Names the table a write failed on ("database or disk is full": while writing what?).
+fn writing(table: &str) -> String {
+    format!("writing table {table}")
+}
+
 impl Build {
     /// Empties the named stage tables.
     pub fn clear(&self, tables: &[&str]) -> Result<()> {
@@ -62,14 +67,16 @@ impl Build {
     pub fn insert_term(&self, term: &str) -> Result<()> {
         self.conn
             .prepare_cached("INSERT OR IGNORE INTO terms (term) VALUES (?1)")?
-            .execute([term])?;
+            .execute([term])
+            .with_context(|| writing("terms"))?;
         Ok(())
     }
 
     pub fn insert_synonym(&self, term: &str, synonym: &str) -> Result<()> {
         self.conn
             .prepare_cached("INSERT OR IGNORE INTO synonyms (term, synonym) VALUES (?1, ?2)")?
-            .execute([term, synonym])?;
+            .execute([term, synonym])
+            .with_context(|| writing("synonyms"))?;
         Ok(())
     }
 
@@ -79,7 +86,8 @@ impl Build {
             .prepare_cached(
                 "INSERT OR IGNORE INTO term_pages (term, page_id, origin) VALUES (?1, ?2, ?3)",
             )?
-            .execute(params![term, page_id as i64, origin])?;
+            .execute(params![term, page_id as i64, origin])
+            .with_context(|| writing("term_pages"))?;
         Ok(())
     }
 
@@ -104,14 +112,16 @@ impl Build {
     pub fn insert_clue_page(&self, page_id: u64, link_score: f64, terms_linked: u64) -> Result<()> {
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO clue_pages (page_id, link_score, terms_linked) VALUES (?1, ?2, ?3)")?
-            .execute(params![page_id as i64, link_score, terms_linked as i64])?;
+            .execute(params![page_id as i64, link_score, terms_linked as i64])
+            .with_context(|| writing("clue_pages"))?;
         Ok(())
     }
 
     pub fn insert_clue_link(&self, l: &ClueLink) -> Result<()> {
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO clue_page_terms (page_id, term, link_score) VALUES (?1, ?2, ?3)")?
-            .execute(params![l.page_id as i64, l.term, l.link_score])?;
+            .execute(params![l.page_id as i64, l.term, l.link_score])
+            .with_context(|| writing("clue_page_terms"))?;
         Ok(())
     }
 
@@ -123,7 +133,8 @@ impl Build {
                  ON CONFLICT (page_id, term) DO UPDATE SET count = excluded.count, pos = excluded.pos,
                    entity = excluded.entity, excerpt = excluded.excerpt WHERE excluded.count > counts.count",
             )?
-            .execute(params![c.page_id as i64, c.term, c.count as i64, c.pos, c.entity, c.excerpt])?;
+            .execute(params![c.page_id as i64, c.term, c.count as i64, c.pos, c.entity, c.excerpt])
+            .with_context(|| writing("counts"))?;
         Ok(())
     }
 
@@ -141,7 +152,8 @@ impl Build {
                 c.clue,
                 c.count as i64,
                 c.excerpt
-            ])?;
+            ])
+            .with_context(|| writing("chunks"))?;
         Ok(())
     }
 
@@ -151,7 +163,8 @@ impl Build {
                 "INSERT INTO term_docs (term, word, count) VALUES (?1, ?2, ?3)
                  ON CONFLICT (term, word) DO UPDATE SET count = count + excluded.count",
             )?
-            .execute(params![term, word, count as i64])?;
+            .execute(params![term, word, count as i64])
+            .with_context(|| writing("term_docs"))?;
         Ok(())
     }
 
@@ -171,7 +184,8 @@ impl Build {
     pub fn insert_inflection(&self, form: &str, word: &str) -> Result<()> {
         self.conn
             .prepare_cached("INSERT OR IGNORE INTO inflections (form, word) VALUES (?1, ?2)")?
-            .execute(params![form, word])?;
+            .execute(params![form, word])
+            .with_context(|| writing("inflections"))?;
         Ok(())
     }
 
@@ -184,7 +198,8 @@ impl Build {
                    direction = excluded.direction, count = excluded.count, excerpt = excluded.excerpt
                  WHERE excluded.score > scores.score",
             )?
-            .execute(params![s.clue, s.term, s.score, s.page_id as i64, s.direction, s.count as i64, s.excerpt])?;
+            .execute(params![s.clue, s.term, s.score, s.page_id as i64, s.direction, s.count as i64, s.excerpt])
+            .with_context(|| writing("scores"))?;
         Ok(())
     }
 }

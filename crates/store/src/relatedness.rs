@@ -41,7 +41,7 @@ impl Build {
                 *pages as i64,
                 *risk as f64
             ])
-            .with_context(|| format!("storing clue word {w:?}"))?;
+            .with_context(|| format!("writing table clue_words ({w:?})"))?;
         }
         Ok(())
     }
@@ -60,7 +60,7 @@ impl Build {
                 r.cosine,
                 r.cooccurrences as i64
             ])
-            .with_context(|| format!("storing relatedness of {:?} and {:?}", r.term, r.clue))?;
+            .with_context(|| format!("writing table relatedness ({:?}, {:?})", r.term, r.clue))?;
         Ok(())
     }
 
@@ -72,7 +72,7 @@ impl Build {
                 "INSERT INTO relatedness_vectors (term, count, scores) VALUES (?1, ?2, ?3)",
             )?
             .execute(params![term, count as i64, blob])
-            .with_context(|| format!("storing the relatedness vector of {term:?}"))?;
+            .with_context(|| format!("writing table relatedness_vectors ({term:?})"))?;
         Ok(())
     }
 
@@ -89,7 +89,8 @@ impl Build {
                 "INSERT OR REPLACE INTO relatedness_evidence (term, clue, page_id, meetings, excerpt)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
             )?
-            .execute(params![term, clue, page_id as i64, meetings as i64, excerpt])?;
+            .execute(params![term, clue, page_id as i64, meetings as i64, excerpt])
+            .with_context(|| format!("writing table relatedness_evidence ({term:?}, {clue:?})"))?;
         Ok(())
     }
 }
