@@ -57,13 +57,23 @@ async function showEvidence(target, clue, terms) {
   target.replaceChildren(el('p', { text: `Evidence for “${clue}”…` }));
   try {
     const ex = await api('/api/explain', { clue, terms });
-    const items = ex.terms.map(({ term, evidence: e }) => {
-      if (!e) return el('li', {}, el('b', { text: term }), ': no evidence (score 0)');
-      const where = e.direction === 'clue_page'
-        ? `“${term}” counted ${e.count}× in the page “${e.page_title}”`
-        : `“${clue}” counted ${e.count}× in the page “${e.page_title}”`;
-      return el('li', {}, el('b', { text: term }), `: score ${e.score.toFixed(2)} — ${where}`,
-        e.excerpt ? el('blockquote', { text: e.excerpt }) : null);
+    const items = ex.terms.map(({ term, evidence: e, relatedness: r, meeting: m }) => {
+      const parts = [];
+      if (r) {
+        parts.push(`relatedness ${r.score.toFixed(2)} (PPMI ${r.ppmi.toFixed(2)}, cosine ` +
+          `${r.cosine.toFixed(2)}, together ${r.cooccurrences}× in a sentence)`);
+      }
+      if (e) {
+        const where = e.direction === 'clue_page'
+          ? `“${term}” counted ${e.count}× in the page “${e.page_title}”`
+          : `“${clue}” counted ${e.count}× in the page “${e.page_title}”`;
+        parts.push(`score ${e.score.toFixed(2)}: ${where}`);
+      }
+      if (!parts.length) return el('li', {}, el('b', { text: term }), ': no evidence (score 0)');
+      const quote = m && m.excerpt
+        ? el('blockquote', { text: `${m.excerpt} (${m.page_title})` })
+        : (e && e.excerpt ? el('blockquote', { text: e.excerpt }) : null);
+      return el('li', {}, el('b', { text: term }), `: ${parts.join('; ')}`, quote);
     });
     target.replaceChildren(el('h3', { text: `Why “${clue}”` }), el('ul', {}, ...items));
   } catch (err) {

@@ -137,7 +137,12 @@ fn the_page_plays_a_turn_and_assists_in_headless_chromium() {
     page.click("#history li.turn button.linkish");
     page.wait_for("document.querySelector('#play-evidence h3') !== null", 20);
     let ev = page.eval("document.querySelector('#play-evidence').textContent");
-    assert!(ev.as_str().unwrap().contains("score"), "{ev}");
+    // The default spymaster's evidence: the relatedness and what it is made of.
+    let ev = ev.as_str().unwrap();
+    assert!(
+        ev.contains("relatedness") && ev.contains("cosine") && !ev.contains("no evidence"),
+        "{ev}"
+    );
 
     // Keyboard: arrows move between cards.
     if page.eval("!document.querySelector('#pass').disabled") == json!(true) {
