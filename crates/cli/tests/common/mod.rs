@@ -240,3 +240,22 @@ pub fn wikispeedia_db(name: &str) -> PathBuf {
     );
     db
 }
+
+/// The keys of `suggest --json` (and `/api/suggest`) in the contract's order, for an answer with
+/// `alternatives` alternatives: the answer's, each alternative's, then `"warnings"`.
+#[allow(dead_code)]
+pub fn answer_keys(alternatives: usize) -> Vec<&'static str> {
+    let mut order = vec![
+        "clue",
+        "count",
+        "targets",
+        "score",
+        "strategy",
+        "alternatives",
+    ];
+    for _ in 0..alternatives {
+        order.extend(["clue", "count", "targets", "score"]);
+    }
+    order.push("warnings");
+    order
+}

@@ -155,18 +155,7 @@ fn unknown_words_are_warnings_and_risks() {
     assert_eq!(without_warnings, plain.json());
     // The keys of the contract, in order, then "warnings".
     let alts = v["alternatives"].as_array().unwrap().len();
-    let mut order = vec![
-        "clue",
-        "count",
-        "targets",
-        "score",
-        "strategy",
-        "alternatives",
-    ];
-    for _ in 0..alts {
-        order.extend(["clue", "count", "targets", "score"]);
-    }
-    order.push("warnings");
+    let order = crate::common::answer_keys(alts);
     assert_eq!(keys_in_order(&run.stdout), order, "{}", run.stdout);
     // Unknown cards to avoid, of each kind: named, and counted at each clue's risk.
     let run = suggest(
