@@ -39,6 +39,6 @@ for _ in $(seq 100); do
 done
 [ -n "$URL" ] || { cat "$OUT" >&2; die "clue-db serve printed no URL in 10 s"; }
 echo "machine: $(nproc) cores; server and clients on this machine, over loopback"
-for strategy in threshold herfindahl; do
+for strategy in relatedness threshold herfindahl; do
     "$LOAD" "$URL" --clients "$CLIENTS" --seconds "$SECONDS_OF_LOAD" --seed "$SEED" --strategy "$strategy"
 done

@@ -3,7 +3,7 @@
 //! requests per second and latency quantiles.
 //!
 //! `cargo run --release -p serve --example load -- URL [--clients 8] [--seconds 10]
-//!  [--boards 500] [--seed 1] [--strategy threshold]`
+//!  [--boards 500] [--seed 1] [--strategy relatedness]`
 //!
 //! Loopback only: it refuses any other address, so it cannot load someone else's server.
 
@@ -32,7 +32,7 @@ fn parse_args() -> Result<Args> {
         seconds: 10.0,
         boards: 500,
         seed: 1,
-        strategy: "threshold".into(),
+        strategy: "relatedness".into(),
     };
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().with_context(|| format!("{name} needs a value"));
@@ -86,7 +86,8 @@ fn main() -> Result<()> {
         .map(|i| {
             let req = Board::random(&terms, game_seed(a.seed, i))?.request_for(Role::Red);
             Ok(serde_json::json!({
-                "pos": req.pos, "neg": req.neg, "assassin": req.assassin, "strategy": a.strategy,
+                "pos": req.pos, "neg": req.neg, "neutral": req.neutral, "assassin": req.assassin,
+                "strategy": a.strategy,
             })
             .to_string()
             .into_bytes())
