@@ -259,3 +259,29 @@ pub fn answer_keys(alternatives: usize) -> Vec<&'static str> {
     order.push("warnings");
     order
 }
+
+/// The keys of every JSON object in `raw`, in the order the text gives them (a string
+/// followed by `:` is a key).
+#[allow(dead_code)]
+pub fn keys_in_order(raw: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut s = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => s.extend(chars.next()),
+                '"' => break,
+                c => s.push(c),
+            }
+        }
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.peek() == Some(&':') {
+            keys.push(s);
+        }
+    }
+    keys
+}

@@ -2,7 +2,7 @@
 //! `--json` contract, explain and guess, and every kind of bad input answered with its 4xx
 //! while the server keeps serving. Also the errors at start (missing or foreign database).
 
-use crate::common::{clue_db, utf8};
+use crate::common::{clue_db, keys_in_order, utf8};
 use crate::{Served, db};
 use serde_json::{Value, json};
 use serve::client::{self, Response};
@@ -38,29 +38,6 @@ fn expect_error(r: &Response, status: u16) -> Value {
         "an error message: {v}"
     );
     v
-}
-
-/// The keys of a JSON text in the order they appear (a parsed `Value` sorts them).
-fn keys_in_order(raw: &str) -> Vec<String> {
-    let mut keys = Vec::new();
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '"' {
-            continue;
-        }
-        let mut s = String::new();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => s.extend(chars.next()),
-                '"' => break,
-                c => s.push(c),
-            }
-        }
-        if chars.peek() == Some(&':') {
-            keys.push(s);
-        }
-    }
-    keys
 }
 
 #[test]

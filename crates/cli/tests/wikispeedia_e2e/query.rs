@@ -2,7 +2,7 @@
 //! legality, the threshold rule checked against `scores`, no safe clue, errors), explain,
 //! guess, play and eval.
 
-use crate::common::{Run, clue_db, clue_db_unread, column, count, open, utf8};
+use crate::common::{Run, clue_db, clue_db_unread, column, count, keys_in_order, open, utf8};
 use crate::db;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
@@ -53,31 +53,6 @@ fn bar(c: &Connection, clue: &str, neg: &[&str], assassin: &str, margin: f64) ->
         threshold = threshold.max(a + margin);
     }
     threshold
-}
-
-/// The keys of every JSON object in `raw`, in the order the text gives them (a string
-/// followed by `:` is a key).
-pub(crate) fn keys_in_order(raw: &str) -> Vec<String> {
-    let mut keys = Vec::new();
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '"' {
-            continue;
-        }
-        let mut s = String::new();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => s.extend(chars.next()),
-                '"' => break,
-                c => s.push(c),
-            }
-        }
-        while chars.next_if(|c| c.is_whitespace()).is_some() {}
-        if chars.peek() == Some(&':') {
-            keys.push(s);
-        }
-    }
-    keys
 }
 
 fn keys(v: &Value) -> BTreeSet<&str> {

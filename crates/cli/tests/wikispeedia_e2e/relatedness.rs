@@ -2,9 +2,10 @@
 //! answered, unknown words are warnings, `--given` is history, and every target relates to the
 //! clue more than every card to avoid in the `relatedness` table.
 
+use crate::common::keys_in_order;
 use crate::common::{column, inputs, open};
 use crate::db;
-use crate::query::{keys_in_order, query, suggest, targets};
+use crate::query::{query, suggest, targets};
 use query::game::SplitMix64;
 use query::legality::Legality;
 use query::store_knowledge::TextLexicon;
