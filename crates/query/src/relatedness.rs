@@ -114,7 +114,6 @@ impl Rows {
             }
         }
         let mut avoid = vec![[f64::NEG_INFINITY; 3]; clues.len()];
-        let risk: Arc<[f32]> = Arc::from(clues.risk.as_slice());
         let kinds = [
             req.neg.as_slice(),
             req.neutral.as_slice(),
@@ -122,8 +121,9 @@ impl Rows {
         ];
         for (kind, words) in kinds.iter().enumerate() {
             for w in *words {
-                let row = k.relatedness(w)?.unwrap_or_else(|| risk.clone());
-                for (a, &x) in avoid.iter_mut().zip(row.iter()) {
+                let row = k.relatedness(w)?;
+                let row: &[f32] = row.as_deref().unwrap_or(&clues.risk);
+                for (a, &x) in avoid.iter_mut().zip(row) {
                     a[kind] = a[kind].max(x as f64);
                 }
             }
