@@ -154,13 +154,21 @@ pub fn suggest(
                 .fold(f64::NEG_INFINITY, f64::max)
         })
         .collect();
-    // The strictest level some clue reaches with one target: full margins if any clue clears
-    // them, else relaxed in steps down to "ranks above every card to avoid".
-    let Some(level) = LEVELS
-        .iter()
-        .copied()
-        .find(|&l| best.iter().any(|&b| b >= l))
+    // The strictest level some clue that may be said reaches with one target: full margins if
+    // any clears them, else relaxed in steps down to "ranks above every card to avoid". A clue
+    // that may not be said (a board word, an inflection of one, a clue given before) does not
+    // count: were it to set the level, the others would be held to margins only it clears, and
+    // a board with a clue would get none. Legality is checked from the safest clue down, only
+    // until the first that may be said.
+    let mut order: Vec<usize> = (0..clues.len()).filter(|&j| best[j] > 0.0).collect();
+    order.sort_by(|&a, &b| best[b].total_cmp(&best[a]));
+    let Some(safest) = order
+        .into_iter()
+        .find(|&j| legality.allows(&clues.words[j]))
     else {
+        return Ok(Vec::new());
+    };
+    let Some(level) = LEVELS.iter().copied().find(|&l| best[safest] >= l) else {
         return Ok(Vec::new());
     };
     let mut candidates: Vec<Suggestion> = Vec::new();

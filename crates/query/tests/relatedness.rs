@@ -278,6 +278,36 @@ fn margins_relax_before_a_clue_is_refused_and_the_fallback_keeps_the_assassin_ma
     assert_eq!(t.fallback(&k, &req, &legality).unwrap(), None);
 }
 
+/// A clue that may not be said does not set the level. The card word "apple" is its own
+/// strongest clue word (as every card word is in real data, `yard` with `yard` first), far past
+/// every margin; "probe" clears only half of them. Were the level set by "apple", "probe" would
+/// be held to the full margins, and the board, which has a clue, would get none.
+#[test]
+fn a_clue_that_may_not_be_said_does_not_set_the_level() {
+    let p = unit_margins();
+    let mut k = MemoryKnowledge::default();
+    k.relate("apple", "apple", 9.0)
+        .relate("probe", "apple", 3.0)
+        .relate("probe", "desk", 2.7);
+    for c in ["fire", "desk", "opera"] {
+        k.related_card(c);
+    }
+    let req = request(&["apple"], &["fire"], &["desk"], Some("opera"));
+    let got = related(&k, &req, &p);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!((got[0].clue.as_str(), got[0].count), ("probe", 1));
+    // λ = 0.6 (0.3 past the bystander, whose margin is 0.5): the level of half the margins.
+    assert!(
+        (got[0].score - (1.0 + 0.6 / 1.6)).abs() < 1e-6,
+        "{}",
+        got[0].score
+    );
+    // Said before, "probe" may not be said either: then there is no clue, and no level.
+    let mut req = req;
+    req.given = words(&["probe"]);
+    assert!(related(&k, &req, &p).is_empty());
+}
+
 #[test]
 fn the_number_is_what_the_margins_support_and_at_most_max_count() {
     let cards = card_words(6);
