@@ -6,6 +6,14 @@ DB ?= db/clues.sqlite
 CARGO ?= cargo
 # The release binary, wherever cargo puts it.
 BIN = $(or $(CARGO_TARGET_DIR),target)/release/clue-db
+# Downloaded dump runs (`clue-db download`): DUMPS/WIKI/DATE/. Every CORPUS name that is not an
+# offline corpus of SHARED is a wiki (simplewiki, enwiki, dewiki…), downloaded from MIRROR first
+# (skipped when its run is there and verified).
+DUMPS ?= dumps
+MIRROR ?= https://dumps.wikimedia.org
+OFFLINE_CORPORA = wikispeedia enwiki-sample enwiki-2015-wikiextractor
+comma := ,
+WIKIS = $(filter-out $(OFFLINE_CORPORA),$(subst $(comma), ,$(CORPUS)))
 
 .PHONY: build pipeline test lint fmt bench eval clean
 
@@ -13,6 +21,7 @@ build:
 	$(CARGO) build --release
 
 pipeline: build
+	$(if $(WIKIS),for wiki in $(WIKIS); do $(BIN) download --wiki $$wiki --dir $(DUMPS) --mirror $(MIRROR) || exit 1; done)
 	$(BIN) pipeline all --corpus $(CORPUS) --data $(SHARED) --db $(DB)
 
 test:

@@ -12,6 +12,8 @@
 //!   (`prop=extracts|links|pageprops|linkshere`, `list=categorymembers`).
 //! - [`FakeWiki::serve_with`] lets a fault closure answer first (see [`fail_page_ids`]), until
 //!   [`Server::heal`].
+//! - [`dumps`] is a fake Wikimedia dumps site (run listing, `dumpstatus.json`, `sha1sums`, the
+//!   dump files with `Range`) built from the real samples, for `clue-db download`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -22,6 +24,8 @@ use std::time::Duration;
 
 use reqwest::Url;
 use serde_json::{Value, json};
+
+pub mod dumps;
 
 // ---- a minimal HTTP/1.1 server ----
 
@@ -54,6 +58,16 @@ pub enum Action {
     },
     /// Accept the request and never answer (the connection is held for 10 s).
     Hang,
+    /// Any bytes with these headers (`Content-Length` is added). With `cut_after`, only that
+    /// many bytes of the body are sent before the connection is closed (a download cut short),
+    /// or, with `stall`, held open for 10 s first (a download stuck, to interrupt).
+    Bytes {
+        status: u16,
+        headers: Vec<(&'static str, String)>,
+        body: Vec<u8>,
+        cut_after: Option<usize>,
+        stall: bool,
+    },
 }
 
 /// A 200 answer with a JSON body.
@@ -78,6 +92,8 @@ pub fn status(status: u16, body: &str) -> Action {
 pub struct Server {
     /// The endpoint, `http://127.0.0.1:PORT/w/api.php`.
     pub base: String,
+    /// The server's root, `http://127.0.0.1:PORT` (what a dump mirror URL is).
+    pub origin: String,
     log: Arc<Mutex<Vec<Request>>>,
     healthy: Arc<AtomicBool>,
 }
@@ -110,7 +126,8 @@ fn serve_until_healed(
     handler: impl Fn(&Request) -> Action + Send + Sync + 'static,
 ) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/w/api.php", listener.local_addr().unwrap());
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let base = format!("{origin}/w/api.php");
     let log = Arc::new(Mutex::new(Vec::new()));
     let handler = Arc::new(handler);
     let server_log = log.clone();
@@ -142,30 +159,51 @@ fn serve_until_healed(
                     headers,
                 };
                 log.lock().unwrap().push(request.clone());
-                match handler(&request) {
-                    Action::Hang => std::thread::sleep(Duration::from_secs(10)),
+                let (status, headers, body, cut_after, stall) = match handler(&request) {
+                    Action::Hang => return std::thread::sleep(Duration::from_secs(10)),
                     Action::Reply {
+                        status,
+                        mut headers,
+                        body,
+                    } => {
+                        headers.insert(
+                            0,
+                            ("Content-Type", "application/json; charset=utf-8".into()),
+                        );
+                        (status, headers, body.into_bytes(), None, false)
+                    }
+                    Action::Bytes {
                         status,
                         headers,
                         body,
-                    } => {
-                        let mut head = format!(
-                            "HTTP/1.1 {status} X\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n",
-                            body.len()
-                        );
-                        for (k, v) in headers {
-                            head.push_str(&format!("{k}: {v}\r\n"));
-                        }
-                        head.push_str("\r\n");
-                        let _ = stream.write_all(head.as_bytes());
-                        let _ = stream.write_all(body.as_bytes());
-                        let _ = stream.flush();
-                    }
+                        cut_after,
+                        stall,
+                    } => (status, headers, body, cut_after, stall),
+                };
+                let mut head = format!(
+                    "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+                    body.len()
+                );
+                for (k, v) in headers {
+                    head.push_str(&format!("{k}: {v}\r\n"));
+                }
+                head.push_str("\r\n");
+                let sent = cut_after.unwrap_or(body.len()).min(body.len());
+                let _ = stream.write_all(head.as_bytes());
+                let _ = stream.write_all(&body[..sent]);
+                let _ = stream.flush();
+                if stall {
+                    std::thread::sleep(Duration::from_secs(10));
                 }
             });
         }
     });
-    Server { base, log, healthy }
+    Server {
+        base,
+        origin,
+        log,
+        healthy,
+    }
 }
 
 /// A fault for [`FakeWiki::serve_with`]: HTTP 500 to every request whose `pageids` holds one

@@ -1,0 +1,235 @@
+//! End-to-end tests of `clue-db download` against the fake dumps site of `fakewiki::dumps` (a
+//! finished run and a newer unfinished one, built from the real samples): the binary's output,
+//! exit codes and files, and that what it downloads is what `clue-db ingest` reads.
+
+mod common;
+
+use common::{clue_db, count, open};
+use fakewiki::Server;
+use fakewiki::dumps::{self, DONE_DATE, DumpSite, Fault, SUFFIXES};
+use std::path::{Path, PathBuf};
+
+const WIKI: &str = "simplewiki";
+
+/// `clue-db download --wiki simplewiki --mirror SERVER --dir DIR --backoff-ms 1 EXTRA…`.
+fn download(server: &Server, dir: &Path, extra: &[&str]) -> common::Run {
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "download".into(),
+        "--wiki".into(),
+        WIKI.into(),
+        "--mirror".into(),
+        server.origin.clone().into(),
+        "--dir".into(),
+        dir.as_os_str().to_owned(),
+        "--backoff-ms".into(),
+        "1".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.into()));
+    clue_db(args)
+}
+
+fn run_dir(dir: &Path) -> PathBuf {
+    dir.join(WIKI).join(DONE_DATE)
+}
+
+fn path_of(dir: &Path, suffix: &str) -> PathBuf {
+    run_dir(dir).join(dumps::file_name(WIKI, DONE_DATE, suffix))
+}
+
+#[test]
+fn download_fetches_the_latest_finished_run_and_prints_its_folder() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(&server, dir.path(), &[]).ok();
+    assert_eq!(
+        run.stdout.lines().last(),
+        Some(&*run_dir(dir.path()).display().to_string())
+    );
+    assert!(
+        run.stderr.contains("skipping the run 20240920"),
+        "{}",
+        run.stderr
+    );
+    let mut record = String::new();
+    for (suffix, bytes) in dumps::files() {
+        let got = std::fs::read(path_of(dir.path(), suffix)).unwrap();
+        assert!(got == *bytes, "{suffix}");
+        record.push_str(&format!(
+            "{}  {}\n",
+            dumps::sha1_hex(bytes),
+            dumps::file_name(WIKI, DONE_DATE, suffix)
+        ));
+    }
+    let verified = std::fs::read_to_string(run_dir(dir.path()).join("VERIFIED")).unwrap();
+    assert_eq!(verified, record);
+
+    // The downloaded run is what the readers read: the multistream dump with its index…
+    let db = dir.path().join("text.sqlite");
+    let xml = path_of(dir.path(), SUFFIXES[0]);
+    let index = path_of(dir.path(), SUFFIXES[1]);
+    clue_db([
+        "ingest".as_ref(),
+        "--format".as_ref(),
+        "multistream".as_ref(),
+        xml.as_os_str(),
+        "--index".as_ref(),
+        index.as_os_str(),
+        "--db".as_ref(),
+        db.as_os_str(),
+    ])
+    .ok();
+    assert_eq!(count(&open(&db), "SELECT count(*) FROM pages"), 206);
+    // …and the SQL tables.
+    let db = dir.path().join("links.sqlite");
+    let mut args: Vec<std::ffi::OsString> = vec!["ingest".into(), "--format".into(), "sql".into()];
+    for suffix in &SUFFIXES[2..6] {
+        args.push(path_of(dir.path(), suffix).into_os_string());
+    }
+    args.extend(["--db".into(), db.as_os_str().to_owned()]);
+    clue_db(args).ok();
+    assert!(count(&open(&db), "SELECT count(*) FROM pages") > 0);
+
+    // Again: nothing is fetched but the status and the checksums.
+    let before = server.count();
+    let again = download(&server, dir.path(), &[]).ok();
+    assert_eq!(again.stdout, run.stdout);
+    let paths: Vec<String> = server.requests()[before..]
+        .iter()
+        .map(|r| r.path.clone())
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.ends_with('/') || p.ends_with(".json") || p.ends_with(".txt")),
+        "{paths:?}"
+    );
+    assert!(again.stderr.contains("not read again"), "{}", again.stderr);
+}
+
+#[test]
+fn download_resumes_a_cut_file_with_range() {
+    let multistream = SUFFIXES[0];
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::CutAfter(multistream, 500_000))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(&server, dir.path(), &["--date", DONE_DATE]).ok();
+    assert!(run.stderr.contains("connection lost"), "{}", run.stderr);
+    let ranges: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with(multistream))
+        .filter_map(|r| r.headers.get("range").cloned())
+        .collect();
+    assert_eq!(ranges, ["bytes=500000-"]);
+    assert!(std::fs::read(path_of(dir.path(), multistream)).unwrap() == dumps::file(multistream));
+}
+
+#[test]
+fn download_refuses_a_corrupted_file_and_keeps_it_aside() {
+    let page = SUFFIXES[2];
+    let server = DumpSite::new(WIKI).fault(Fault::Corrupt(page)).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(&server, dir.path(), &["--date", DONE_DATE]).failed();
+    let name = dumps::file_name(WIKI, DONE_DATE, page);
+    assert!(run.stderr.contains(&name), "{}", run.stderr);
+    assert!(run.stderr.contains("SHA-1 mismatch"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&dumps::sha1_hex(dumps::file(page))),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.is_empty(),
+        "no run folder printed: {}",
+        run.stdout
+    );
+    let bad = run_dir(dir.path()).join(format!("{name}.bad"));
+    assert!(bad.exists());
+    assert!(!path_of(dir.path(), page).exists());
+    assert!(!run_dir(dir.path()).join("VERIFIED").exists());
+}
+
+#[test]
+fn download_names_the_url_of_a_404() {
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::NotFound("linktarget.sql.gz".into()))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(&server, dir.path(), &["--date", DONE_DATE]).failed();
+    let url = format!(
+        "{}/{WIKI}/{DONE_DATE}/{}",
+        server.origin,
+        dumps::file_name(WIKI, DONE_DATE, "linktarget.sql.gz")
+    );
+    assert!(run.stderr.contains(&url), "{}", run.stderr);
+    assert!(run.stderr.contains("404"), "{}", run.stderr);
+    // An unknown wiki: the run listing's URL.
+    let run = clue_db([
+        "download",
+        "--wiki",
+        "nosuchwiki",
+        "--mirror",
+        &server.origin,
+        "--dir",
+        &dir.path().display().to_string(),
+    ])
+    .failed();
+    assert!(
+        run.stderr
+            .contains(&format!("{}/nosuchwiki/: not found", server.origin)),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn download_interrupted_by_ctrl_c_keeps_the_part_and_resumes_it() {
+    let multistream = SUFFIXES[0];
+    let stall = 400_000;
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::StallAfter(multistream, stall))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let part = run_dir(dir.path()).join(format!(
+        "{}.part",
+        dumps::file_name(WIKI, DONE_DATE, multistream)
+    ));
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
+        .args(["download", "--wiki", WIKI, "--date", DONE_DATE, "--mirror"])
+        .arg(&server.origin)
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the server's bytes are on disk (the server then sends nothing more).
+    let mut waited = 0;
+    while std::fs::metadata(&part).map_or(0, |m| m.len()) < stall as u64 {
+        assert!(waited < 6000, "the .part never reached {stall} bytes");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        waited += 1;
+    }
+    // SAFETY: kill(2) on the child we started, with SIGINT (what Ctrl-C sends).
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::metadata(&part).unwrap().len(), stall as u64);
+    assert!(!path_of(dir.path(), multistream).exists());
+
+    let run = download(&server, dir.path(), &["--date", DONE_DATE]).ok();
+    assert!(run.stderr.contains("resumed at"), "{}", run.stderr);
+    let ranges: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with(multistream))
+        .filter_map(|r| r.headers.get("range").cloned())
+        .collect();
+    assert_eq!(ranges, [format!("bytes={stall}-")]);
+    assert!(std::fs::read(path_of(dir.path(), multistream)).unwrap() == dumps::file(multistream));
+    assert!(!part.exists());
+}

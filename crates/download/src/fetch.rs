@@ -1,0 +1,582 @@
+//! HTTP for the dumps site: small texts, and one large file at a time into `NAME.part`,
+//! resumed with `Range`, hashed while it streams, renamed to `NAME` only once its SHA-1 is the
+//! published one.
+//!
+//! Politeness (Wikimedia limits each address to a few connections and asks for a User-Agent
+//! naming the tool): one request at a time, the User-Agent of [`Options`], exponential backoff
+//! with a cap between attempts, and `Retry-After` honoured on 429 and 503. Attempts are bounded:
+//! [`Options::max_attempts`] failures in a row without a byte of progress end the download.
+//! A failure after some progress (a connection cut mid-body) starts the count again, so a
+//! 20 GB file on a flaky line still finishes, from where it stopped each time.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::blocking::{Client, Response};
+use reqwest::header::{CONTENT_RANGE, RANGE, RETRY_AFTER};
+use sha1::{Digest, Sha1};
+
+use crate::{Activity, Error, Observer, Result};
+
+/// Identifies the tool and how to reach its operator, as the Wikimedia User-Agent policy asks.
+pub const DEFAULT_USER_AGENT: &str = concat!(
+    "clue-db/",
+    env!("CARGO_PKG_VERSION"),
+    " (dump download; https://example.invalid/clue-db; contact)"
+);
+
+/// How the downloader behaves. [`Default`] is polite enough for dumps.wikimedia.org.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Sent with every request.
+    pub user_agent: String,
+    /// Failures in a row (without progress) before giving up on a URL.
+    pub max_attempts: u32,
+    /// Wait after the first failure; doubled after each further one, up to `max_backoff`.
+    pub backoff: Duration,
+    /// Cap on the exponential backoff.
+    pub max_backoff: Duration,
+    /// What one second of `Retry-After` lasts: one second, except in tests.
+    pub retry_after_unit: Duration,
+    /// A server asking (by `Retry-After`) for a longer wait than this is given up on at once,
+    /// with its request in the error, rather than waited on for hours.
+    pub max_retry_after: Duration,
+    /// Limit for connecting, and for each read of a response: a stalled connection fails (and
+    /// is resumed) instead of hanging. Not a limit on a whole download.
+    pub timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            user_agent: DEFAULT_USER_AGENT.to_string(),
+            max_attempts: 8,
+            backoff: Duration::from_secs(2),
+            max_backoff: Duration::from_secs(120),
+            retry_after_unit: Duration::from_secs(1),
+            max_retry_after: Duration::from_secs(15 * 60),
+            timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Why one attempt failed.
+pub(crate) enum Failure {
+    /// Worth another attempt, after `wait` if the server named one (`Retry-After`, seconds).
+    Retry {
+        message: String,
+        retry_after: Option<u64>,
+        progressed: bool,
+    },
+    Fatal(Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Fatal(e)
+    }
+}
+
+fn retry(message: String) -> Failure {
+    Failure::Retry {
+        message,
+        retry_after: None,
+        progressed: false,
+    }
+}
+
+/// The HTTP side: a client and the rules for retrying.
+pub(crate) struct Http {
+    client: Client,
+    options: Options,
+}
+
+/// What [`Http::fetch_file`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fetched {
+    /// Bytes that were already in `NAME.part` when it started.
+    pub resumed_from: u64,
+    /// Bytes received over the network.
+    pub received: u64,
+}
+
+impl Http {
+    pub fn new(options: Options) -> Result<Http> {
+        if options.max_attempts == 0 {
+            return Err(Error::Config("max_attempts must be at least 1".into()));
+        }
+        // reqwest is built without a default TLS crypto provider; install ring's once per
+        // process. A second install fails harmlessly when one is already there.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = Client::builder()
+            .user_agent(options.user_agent.clone())
+            .timeout(options.timeout)
+            .connect_timeout(options.timeout)
+            .build()
+            .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Http { client, options })
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or has failed
+    /// [`Options::max_attempts`] times in a row without progress; waits between attempts.
+    fn retrying<T>(
+        &self,
+        url: &str,
+        observer: &dyn Observer,
+        mut attempt: impl FnMut() -> std::result::Result<T, Failure>,
+    ) -> Result<T> {
+        let mut failures = 0u32;
+        loop {
+            let (message, retry_after) = match attempt() {
+                Ok(v) => return Ok(v),
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry {
+                    message,
+                    retry_after,
+                    progressed,
+                }) => {
+                    if progressed {
+                        failures = 0;
+                    }
+                    (message, retry_after)
+                }
+            };
+            failures += 1;
+            let gave_up = |message: String| Error::GaveUp {
+                url: url.to_string(),
+                attempts: failures,
+                message,
+            };
+            if failures >= self.options.max_attempts {
+                return Err(gave_up(message));
+            }
+            let wait = match retry_after {
+                Some(secs) => {
+                    let wait = self
+                        .options
+                        .retry_after_unit
+                        .saturating_mul(u32::try_from(secs).unwrap_or(u32::MAX));
+                    if wait > self.options.max_retry_after {
+                        return Err(gave_up(format!(
+                            "{message}; the server asks to wait {secs} s (Retry-After), more than \
+                             the {} s this waits: try again later",
+                            self.options.max_retry_after.as_secs()
+                        )));
+                    }
+                    wait
+                }
+                None => backoff(self.options.backoff, failures - 1).min(self.options.max_backoff),
+            };
+            observer.retry(url, &message, wait, failures);
+            std::thread::sleep(wait);
+        }
+    }
+
+    /// Sends a GET and sorts the answer: success as is, 404/410 as [`Error::NotFound`], 429,
+    /// 408 and 5xx as worth a retry (with their `Retry-After`), the rest as fatal.
+    fn get(&self, url: &str, from: u64) -> std::result::Result<Response, Failure> {
+        let mut request = self.client.get(url);
+        if from > 0 {
+            request = request.header(RANGE, format!("bytes={from}-"));
+        }
+        let response = request.send().map_err(|e| retry(describe(&e)))?;
+        let status = response.status();
+        if status.is_success() || status == StatusCode::RANGE_NOT_SATISFIABLE {
+            return Ok(response);
+        }
+        if matches!(status.as_u16(), 404 | 410) {
+            return Err(Failure::Fatal(Error::NotFound {
+                url: url.to_string(),
+            }));
+        }
+        if matches!(status.as_u16(), 408 | 429) || status.is_server_error() {
+            return Err(Failure::Retry {
+                message: format!("HTTP {status}"),
+                retry_after: retry_after(&response),
+                progressed: false,
+            });
+        }
+        Err(Failure::Fatal(Error::Http {
+            url: url.to_string(),
+            message: format!("HTTP {status}"),
+        }))
+    }
+
+    /// A small text (a status file, a checksum list, an index page), at most `cap` bytes.
+    pub fn get_text(&self, url: &str, cap: u64, observer: &dyn Observer) -> Result<String> {
+        self.retrying(url, observer, || {
+            let response = self.get(url, 0)?;
+            if response.status() != StatusCode::OK {
+                return Err(Failure::Fatal(Error::Http {
+                    url: url.to_string(),
+                    message: format!("HTTP {} for a plain GET", response.status()),
+                }));
+            }
+            let mut body = Vec::new();
+            response
+                .take(cap + 1)
+                .read_to_end(&mut body)
+                .map_err(|e| retry(format!("reading the answer: {e}")))?;
+            if body.len() as u64 > cap {
+                return Err(Failure::Fatal(Error::Http {
+                    url: url.to_string(),
+                    message: format!("the answer is larger than {cap} bytes: not what was asked"),
+                }));
+            }
+            String::from_utf8(body).map_err(|_| {
+                Failure::Fatal(Error::Http {
+                    url: url.to_string(),
+                    message: "the answer is not UTF-8 text".into(),
+                })
+            })
+        })
+    }
+
+    /// Downloads `url` to `dest` through `dest.part`: resumes what a `.part` already holds,
+    /// checks the whole file's SHA-1 against `sha1`, then renames it to `dest`. On a mismatch
+    /// the file is moved to `dest.bad` and the error names both sums.
+    pub fn fetch_file(
+        &self,
+        url: &str,
+        dest: &Path,
+        sha1: &str,
+        size: Option<u64>,
+        observer: &dyn Observer,
+    ) -> Result<Fetched> {
+        let name = file_name(dest);
+        let part_path = with_suffix(dest, ".part");
+        let mut part = Part::open(&part_path, &name, size, observer)?;
+        let resumed_from = part.len;
+        let activity = if resumed_from > 0 {
+            Activity::Resume
+        } else {
+            Activity::Download
+        };
+        observer.file_start(&name, activity, size, part.len);
+        // A `.part` as long as the published size needs no request, only its check.
+        if size != Some(part.len) {
+            self.retrying(url, observer, || {
+                self.attempt(url, &mut part, size, observer)
+            })?;
+        }
+        let received = part.received;
+        part.finish(dest, sha1)?;
+        Ok(Fetched {
+            resumed_from,
+            received,
+        })
+    }
+
+    /// One GET of the rest of the file, appended to the `.part`.
+    fn attempt(
+        &self,
+        url: &str,
+        part: &mut Part,
+        size: Option<u64>,
+        observer: &dyn Observer,
+    ) -> std::result::Result<(), Failure> {
+        let before = part.len;
+        let mut response = self.get(url, part.len)?;
+        match response.status() {
+            StatusCode::PARTIAL_CONTENT => {
+                let start = content_range(&response).map(|(start, _)| start);
+                if start != Some(part.len) {
+                    part.restart(observer)?;
+                    return Err(retry(format!(
+                        "asked for bytes from {before}, the server sent a range starting at {}; \
+                         starting over",
+                        start.map_or("an unknown byte".to_string(), |s| s.to_string())
+                    )));
+                }
+            }
+            StatusCode::RANGE_NOT_SATISFIABLE => {
+                // Nothing after our last byte: whole if the server's length is ours, else the
+                // `.part` is not a prefix of this file.
+                let total = content_range(&response).and_then(|(_, total)| total);
+                if total == Some(part.len) || (total.is_none() && size == Some(part.len)) {
+                    return Ok(());
+                }
+                part.restart(observer)?;
+                return Err(retry(format!(
+                    "the server has no bytes from {before} on (HTTP 416); starting over"
+                )));
+            }
+            StatusCode::OK if part.len > 0 => {
+                // The server ignored `Range` and sends the whole file: take it from the start.
+                observer.note(&format!(
+                    "{url}: the server ignored the range request; downloading from the start"
+                ));
+                part.restart(observer)?;
+            }
+            StatusCode::OK => {}
+            other => {
+                return Err(Failure::Fatal(Error::Http {
+                    url: url.to_string(),
+                    message: format!("unexpected HTTP {other}"),
+                }));
+            }
+        }
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match response.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(Failure::Retry {
+                        message: format!(
+                            "connection lost after byte {}: {}",
+                            part.len,
+                            describe(&e)
+                        ),
+                        retry_after: None,
+                        progressed: part.len > before,
+                    });
+                }
+            };
+            part.write(&buf[..n])?;
+            observer.bytes(n as u64);
+        }
+        if let Some(size) = size
+            && part.len < size
+        {
+            return Err(Failure::Retry {
+                message: format!("the answer ended at byte {} of {size}", part.len),
+                retry_after: None,
+                progressed: part.len > before,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// `NAME.part` being written, and the SHA-1 of what it holds so far.
+struct Part {
+    path: PathBuf,
+    file: File,
+    hasher: Sha1,
+    len: u64,
+    /// Bytes written by this process (received over the network).
+    received: u64,
+}
+
+impl Part {
+    /// Opens (or creates) the `.part` and hashes what it already holds: the one time a
+    /// resumed file's bytes are read back, since a SHA-1 state is not kept across runs. A
+    /// `.part` longer than the published size cannot be a prefix and is emptied.
+    fn open(path: &Path, name: &str, size: Option<u64>, observer: &dyn Observer) -> Result<Part> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let mut part = Part {
+            path: path.to_path_buf(),
+            file,
+            hasher: Sha1::new(),
+            len: 0,
+            received: 0,
+        };
+        if size.is_some_and(|s| len > s) {
+            observer.note(&format!(
+                "{}: longer than the published size; starting over",
+                path.display()
+            ));
+            part.truncate()?;
+        } else if len > 0 {
+            observer.file_start(name, Activity::Hash, Some(len), 0);
+            part.hasher = hash_reader(&mut part.file, path, observer)?;
+            part.len = len;
+            observer.file_end(name);
+        }
+        part.file
+            .seek(SeekFrom::Start(part.len))
+            .map_err(|e| Error::io(path, e))?;
+        Ok(part)
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file
+            .write_all(bytes)
+            .map_err(|e| Error::write(&self.path, e))?;
+        self.hasher.update(bytes);
+        self.len += bytes.len() as u64;
+        self.received += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn truncate(&mut self) -> Result<()> {
+        self.file
+            .set_len(0)
+            .and_then(|_| self.file.seek(SeekFrom::Start(0)))
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.hasher = Sha1::new();
+        self.len = 0;
+        Ok(())
+    }
+
+    /// Empties the file to take it again from byte 0, and says so.
+    fn restart(&mut self, observer: &dyn Observer) -> Result<()> {
+        self.truncate()?;
+        observer.restart();
+        Ok(())
+    }
+
+    /// Checks the SHA-1; renames to `dest` if it is `expected`, to `dest.bad` if not.
+    fn finish(self, dest: &Path, expected: &str) -> Result<()> {
+        let got = hex(&self.hasher.finalize());
+        if !got.eq_ignore_ascii_case(expected) {
+            drop(self.file);
+            let bad = with_suffix(dest, ".bad");
+            std::fs::rename(&self.path, &bad).map_err(|e| Error::io(&bad, e))?;
+            return Err(Error::Checksum {
+                file: dest.to_path_buf(),
+                expected: expected.to_string(),
+                got,
+                kept: bad,
+            });
+        }
+        // On disk before it gets its final name: a crash never leaves a final-name file whose
+        // bytes the system had not written yet.
+        self.file
+            .sync_all()
+            .map_err(|e| Error::write(&self.path, e))?;
+        drop(self.file);
+        std::fs::rename(&self.path, dest).map_err(|e| Error::io(dest, e))
+    }
+}
+
+/// The SHA-1 of a file's bytes, reported to `observer` as they are read.
+pub(crate) fn hash_file(path: &Path, observer: &dyn Observer) -> Result<String> {
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    Ok(hex(&hash_reader(&mut file, path, observer)?.finalize()))
+}
+
+fn hash_reader(file: &mut File, path: &Path, observer: &dyn Observer) -> Result<Sha1> {
+    let mut hasher = Sha1::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => return Ok(hasher),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        hasher.update(&buf[..n]);
+        observer.bytes(n as u64);
+    }
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `PATH` + `suffix` (`x.sql.gz` → `x.sql.gz.part`).
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// `base * 2^n`, saturating.
+fn backoff(base: Duration, n: u32) -> Duration {
+    base.saturating_mul(1u32.checked_shl(n.min(20)).unwrap_or(u32::MAX))
+}
+
+/// `Retry-After` in seconds. The HTTP-date form is not read (the dumps site sends seconds);
+/// it falls back to the backoff.
+fn retry_after(response: &Response) -> Option<u64> {
+    let v = response.headers().get(RETRY_AFTER)?.to_str().ok()?;
+    v.trim().parse().ok()
+}
+
+/// `Content-Range: bytes START-END/TOTAL` (or `bytes */TOTAL`) as `(START, TOTAL)`; a `*`
+/// start is `u64::MAX`, an unknown total `None`.
+fn content_range(response: &Response) -> Option<(u64, Option<u64>)> {
+    parse_content_range(response.headers().get(CONTENT_RANGE)?.to_str().ok()?)
+}
+
+fn parse_content_range(v: &str) -> Option<(u64, Option<u64>)> {
+    let (range, total) = v.trim().strip_prefix("bytes ")?.split_once('/')?;
+    let start = if range == "*" {
+        u64::MAX
+    } else {
+        range.split_once('-')?.0.trim().parse().ok()?
+    };
+    Some((start, total.trim().parse().ok()))
+}
+
+/// An error with its causes (reqwest's own message is often just "error sending request").
+fn describe(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        s.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_saturates() {
+        let b = Duration::from_millis(100);
+        assert_eq!(backoff(b, 0), b);
+        assert_eq!(backoff(b, 3), Duration::from_millis(800));
+        assert!(backoff(b, 500) >= Duration::from_secs(100_000));
+    }
+
+    #[test]
+    fn content_range_forms() {
+        assert_eq!(
+            parse_content_range("bytes 100-199/200"),
+            Some((100, Some(200)))
+        );
+        assert_eq!(parse_content_range("bytes 0-9/*"), Some((0, None)));
+        assert_eq!(
+            parse_content_range("bytes */1234"),
+            Some((u64::MAX, Some(1234)))
+        );
+        assert_eq!(parse_content_range("items 1-2/3"), None);
+        assert_eq!(parse_content_range("bytes x-1/2"), None);
+    }
+
+    #[test]
+    fn a_full_disk_is_named_as_such() {
+        // /dev/full answers every write with ENOSPC.
+        let Ok(mut f) = OpenOptions::new().write(true).open("/dev/full") else {
+            return;
+        };
+        let e = f
+            .write_all(&[0u8; 4096])
+            .and_then(|_| f.flush())
+            .unwrap_err();
+        let err = Error::write(Path::new("dumps/x/y.sql.gz.part"), e);
+        assert!(matches!(err, Error::DiskFull { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains("disk is full"), "{text}");
+        assert!(text.contains("dumps/x/y.sql.gz.part"), "{text}");
+    }
+
+    #[test]
+    fn suffixes_are_appended() {
+        assert_eq!(
+            with_suffix(Path::new("d/a.sql.gz"), ".part"),
+            PathBuf::from("d/a.sql.gz.part")
+        );
+    }
+}

@@ -1,0 +1,542 @@
+//! `download::download` against the fake dumps site of `fakewiki::dumps` (a finished run and a
+//! newer unfinished one, built from the real samples), with its faults: a cut connection, a
+//! corrupted file, 404s, 503 with `Retry-After`, a server ignoring `Range`.
+//!
+//! Waits are a millisecond (`Options::backoff`, `Options::retry_after_unit`), so nothing here
+//! sleeps for long and nothing asserts on time.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use download::{
+    Activity, DateSpec, Downloaded, Error, FileReport, How, Observer, Options, Request, VERIFIED,
+};
+use fakewiki::Server;
+use fakewiki::dumps::{self, DONE_DATE, DumpSite, Fault, SUFFIXES, UNFINISHED_DATE};
+
+const WIKI: &str = "simplewiki";
+
+fn options() -> Options {
+    Options {
+        backoff: Duration::from_millis(1),
+        max_backoff: Duration::from_millis(4),
+        retry_after_unit: Duration::from_millis(1),
+        timeout: Duration::from_secs(20),
+        ..Options::default()
+    }
+}
+
+/// Everything the downloader reported.
+#[derive(Default)]
+struct Log {
+    chosen: RefCell<Vec<(String, Vec<String>)>>,
+    retries: RefCell<Vec<(String, String, Duration)>>,
+    notes: RefCell<Vec<String>>,
+    restarts: RefCell<usize>,
+    starts: RefCell<Vec<(String, Activity, u64)>>,
+}
+
+impl Observer for Log {
+    fn run_chosen(&self, _wiki: &str, date: &str, skipped: &[String]) {
+        self.chosen
+            .borrow_mut()
+            .push((date.to_string(), skipped.to_vec()));
+    }
+    fn file_start(&self, name: &str, activity: Activity, _total: Option<u64>, done: u64) {
+        self.starts
+            .borrow_mut()
+            .push((name.to_string(), activity, done));
+    }
+    fn restart(&self) {
+        *self.restarts.borrow_mut() += 1;
+    }
+    fn retry(&self, url: &str, reason: &str, wait: Duration, _failures: u32) {
+        self.retries
+            .borrow_mut()
+            .push((url.to_string(), reason.to_string(), wait));
+    }
+    fn note(&self, message: &str) {
+        self.notes.borrow_mut().push(message.to_string());
+    }
+}
+
+fn request(server: &Server, dir: &Path, date: DateSpec) -> Request {
+    Request {
+        wiki: WIKI.to_string(),
+        date,
+        dir: dir.to_path_buf(),
+        mirror: server.origin.clone(),
+    }
+}
+
+fn fetch(server: &Server, dir: &Path, date: DateSpec, log: &Log) -> download::Result<Downloaded> {
+    download::download(&request(server, dir, date), &options(), log)
+}
+
+fn done() -> DateSpec {
+    DateSpec::Date(DONE_DATE.to_string())
+}
+
+fn run_dir(dir: &Path) -> PathBuf {
+    dir.join(WIKI).join(DONE_DATE)
+}
+
+fn name(suffix: &str) -> String {
+    dumps::file_name(WIKI, DONE_DATE, suffix)
+}
+
+/// The paths of the file requests the server received (not the status and checksum files).
+fn file_gets(server: &Server) -> Vec<(String, Option<String>)> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| SUFFIXES.iter().any(|s| r.path.ends_with(s)))
+        .map(|r| (r.path.clone(), r.headers.get("range").cloned()))
+        .collect()
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Every file of the run is on disk with the served bytes, and `VERIFIED` lists them.
+#[track_caller]
+fn assert_complete(dir: &Path) {
+    let run = run_dir(dir);
+    let mut expected_record = String::new();
+    for (suffix, bytes) in dumps::files() {
+        let on_disk = std::fs::read(run.join(name(suffix))).unwrap();
+        assert!(on_disk == *bytes, "{suffix}: the bytes on disk differ");
+        expected_record.push_str(&format!("{}  {}\n", dumps::sha1_hex(bytes), name(suffix)));
+    }
+    assert_eq!(
+        std::fs::read_to_string(run.join(VERIFIED)).unwrap(),
+        expected_record
+    );
+    let mut expected: Vec<String> = SUFFIXES.iter().map(|s| name(s)).collect();
+    expected.push(VERIFIED.to_string());
+    expected.sort();
+    assert_eq!(files_in(&run), expected, "no .part, .bad or .tmp left");
+}
+
+fn report<'a>(d: &'a Downloaded, suffix: &str) -> &'a FileReport {
+    d.files.iter().find(|f| f.name == name(suffix)).unwrap()
+}
+
+#[test]
+fn a_full_download_verifies_every_file_and_writes_verified() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let d = fetch(&server, dir.path(), done(), &log).unwrap();
+    assert_eq!(d.run_dir, run_dir(dir.path()));
+    assert_eq!(d.date, DONE_DATE);
+    assert_eq!(d.files.len(), 7);
+    assert_complete(dir.path());
+    for f in &d.files {
+        assert!(matches!(
+            f.how,
+            How::Downloaded {
+                resumed_from: 0,
+                ..
+            }
+        ));
+    }
+    // One GET per file, none with a range; every request names clue-db.
+    assert_eq!(file_gets(&server).len(), 7);
+    assert!(file_gets(&server).iter().all(|(_, range)| range.is_none()));
+    for r in server.requests() {
+        assert!(r.headers["user-agent"].starts_with("clue-db/"), "{r:?}");
+    }
+}
+
+#[test]
+fn latest_skips_the_newer_unfinished_run() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let d = fetch(&server, dir.path(), DateSpec::Latest, &log).unwrap();
+    assert_eq!(d.date, DONE_DATE);
+    assert_complete(dir.path());
+    let chosen = log.chosen.borrow();
+    assert_eq!(chosen[0].0, DONE_DATE);
+    assert_eq!(
+        chosen[0].1,
+        [format!(
+            "{UNFINISHED_DATE}: articlesmultistreamdump (in-progress), pagelinkstable (waiting) not done"
+        )]
+    );
+    // The unfinished run's files were never asked for.
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|r| !r.path.contains(UNFINISHED_DATE) || r.path.ends_with("dumpstatus.json"))
+    );
+}
+
+#[test]
+fn an_unfinished_date_names_the_jobs_not_done() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let err = fetch(
+        &server,
+        dir.path(),
+        DateSpec::Date(UNFINISHED_DATE.into()),
+        &Log::default(),
+    )
+    .unwrap_err();
+    let Error::NotDone { jobs, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        jobs,
+        &[
+            "articlesmultistreamdump (in-progress)",
+            "pagelinkstable (waiting)"
+        ]
+    );
+    let text = err.to_string();
+    assert!(text.contains("not finished"), "{text}");
+    assert!(text.contains(UNFINISHED_DATE), "{text}");
+    assert!(file_gets(&server).is_empty());
+    assert!(!dir.path().join(WIKI).join(UNFINISHED_DATE).exists());
+}
+
+#[test]
+fn no_finished_run_is_an_error_listing_what_was_tried() {
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::NotFound(format!("{DONE_DATE}/dumpstatus.json")))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let err = fetch(&server, dir.path(), DateSpec::Latest, &Log::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::NoFinishedRun { .. }), "{err:?}");
+    assert!(
+        text.contains(&format!("{DONE_DATE}: no dumpstatus.json")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("{UNFINISHED_DATE}: ")), "{text}");
+}
+
+#[test]
+fn a_cut_connection_is_resumed_with_range() {
+    let multistream = SUFFIXES[0];
+    let cut = 300_000;
+    assert!(dumps::file(multistream).len() > cut);
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::CutAfter(multistream, cut))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let d = fetch(&server, dir.path(), done(), &log).unwrap();
+    assert_complete(dir.path());
+    let gets: Vec<_> = file_gets(&server)
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(multistream))
+        .collect();
+    assert_eq!(gets.len(), 2, "{gets:?}");
+    assert_eq!(gets[0].1, None);
+    assert_eq!(gets[1].1.as_deref(), Some(&*format!("bytes={cut}-")));
+    let retries = log.retries.borrow();
+    assert_eq!(retries.len(), 1);
+    assert!(retries[0].1.contains("connection lost"), "{retries:?}");
+    assert_eq!(
+        report(&d, multistream).how,
+        How::Downloaded {
+            resumed_from: 0,
+            received: dumps::file(multistream).len() as u64
+        }
+    );
+}
+
+#[test]
+fn a_part_left_by_an_interrupted_run_is_resumed() {
+    let multistream = SUFFIXES[0];
+    let whole = dumps::file(multistream);
+    let kept = 123_457;
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(run_dir(dir.path())).unwrap();
+    let part = run_dir(dir.path()).join(format!("{}.part", name(multistream)));
+    std::fs::write(&part, &whole[..kept]).unwrap();
+    let log = Log::default();
+    let d = fetch(&server, dir.path(), done(), &log).unwrap();
+    assert_complete(dir.path());
+    let gets: Vec<_> = file_gets(&server)
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(multistream))
+        .collect();
+    assert_eq!(gets, [(gets[0].0.clone(), Some(format!("bytes={kept}-")))]);
+    assert_eq!(
+        report(&d, multistream).how,
+        How::Downloaded {
+            resumed_from: kept as u64,
+            received: (whole.len() - kept) as u64
+        }
+    );
+    let starts = log.starts.borrow();
+    assert!(starts.contains(&(name(multistream), Activity::Hash, 0)));
+    assert!(starts.contains(&(name(multistream), Activity::Resume, kept as u64)));
+}
+
+#[test]
+fn a_server_ignoring_range_is_read_from_the_start() {
+    let page = SUFFIXES[2];
+    let whole = dumps::file(page);
+    let server = DumpSite::new(WIKI).fault(Fault::IgnoreRange(page)).serve();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(run_dir(dir.path())).unwrap();
+    let part = run_dir(dir.path()).join(format!("{}.part", name(page)));
+    std::fs::write(&part, &whole[..100]).unwrap();
+    let log = Log::default();
+    let d = fetch(&server, dir.path(), done(), &log).unwrap();
+    assert_complete(dir.path());
+    assert_eq!(*log.restarts.borrow(), 1);
+    assert!(
+        log.notes
+            .borrow()
+            .iter()
+            .any(|n| n.contains("ignored the range")),
+        "{:?}",
+        log.notes.borrow()
+    );
+    assert_eq!(
+        report(&d, page).how,
+        How::Downloaded {
+            resumed_from: 100,
+            received: whole.len() as u64
+        }
+    );
+}
+
+#[test]
+fn a_part_that_is_not_a_prefix_is_kept_aside_as_bad() {
+    // A `.part` of the right length with other bytes: no request, the check refuses it.
+    let page = SUFFIXES[2];
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(run_dir(dir.path())).unwrap();
+    let part = run_dir(dir.path()).join(format!("{}.part", name(page)));
+    std::fs::write(&part, vec![b'x'; dumps::file(page).len()]).unwrap();
+    let err = fetch(&server, dir.path(), done(), &Log::default()).unwrap_err();
+    assert!(matches!(err, Error::Checksum { .. }), "{err:?}");
+    assert!(
+        run_dir(dir.path())
+            .join(format!("{}.bad", name(page)))
+            .exists()
+    );
+    assert!(!part.exists());
+    // The next run downloads it whole.
+    fetch(&server, dir.path(), done(), &Log::default()).unwrap();
+    assert!(
+        std::fs::read(run_dir(dir.path()).join(name(page))).unwrap() == dumps::file(page),
+        "downloaded anew"
+    );
+}
+
+#[test]
+fn a_corrupted_file_is_kept_aside_and_refused() {
+    let page = SUFFIXES[2];
+    let server = DumpSite::new(WIKI).fault(Fault::Corrupt(page)).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let err = fetch(&server, dir.path(), done(), &Log::default()).unwrap_err();
+    let Error::Checksum {
+        file,
+        expected,
+        got,
+        kept,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    let run = run_dir(dir.path());
+    assert_eq!(file, &run.join(name(page)));
+    assert_eq!(expected, &dumps::sha1_hex(dumps::file(page)));
+    assert_ne!(got, expected);
+    assert_eq!(kept, &run.join(format!("{}.bad", name(page))));
+    let text = err.to_string();
+    for part in [&name(page), expected.as_str(), got.as_str(), ".bad"] {
+        assert!(text.contains(part), "{part} missing from: {text}");
+    }
+    assert!(kept.exists());
+    assert!(!file.exists(), "never under its final name");
+    assert!(!run.join(VERIFIED).exists());
+    assert!(!run.join(format!("{}.part", name(page))).exists());
+}
+
+#[test]
+fn a_missing_file_is_a_404_naming_the_url() {
+    let redirect = SUFFIXES[3];
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::NotFound(redirect.to_string()))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let err = fetch(&server, dir.path(), done(), &Log::default()).unwrap_err();
+    let url = format!("{}/{WIKI}/{DONE_DATE}/{}", server.origin, name(redirect));
+    assert!(
+        matches!(&err, Error::NotFound { url: u } if *u == url),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains(&url), "{err}");
+    assert!(!run_dir(dir.path()).join(VERIFIED).exists());
+}
+
+#[test]
+fn a_missing_date_is_a_404_naming_the_url() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let err = fetch(
+        &server,
+        dir.path(),
+        DateSpec::Date("20240815".into()),
+        &Log::default(),
+    )
+    .unwrap_err();
+    let url = format!("{}/{WIKI}/20240815/dumpstatus.json", server.origin);
+    assert!(err.to_string().contains(&url), "{err}");
+    assert!(err.to_string().contains("404"), "{err}");
+}
+
+#[test]
+fn a_503_is_retried_after_the_wait_the_server_asks() {
+    let page = SUFFIXES[2];
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::Unavailable(page, 7))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    fetch(&server, dir.path(), done(), &log).unwrap();
+    assert_complete(dir.path());
+    let retries = log.retries.borrow();
+    assert_eq!(retries.len(), 1, "{retries:?}");
+    assert!(retries[0].0.ends_with(&name(page)));
+    assert!(retries[0].1.contains("503"));
+    assert_eq!(
+        retries[0].2,
+        Duration::from_millis(7),
+        "7 units of Retry-After"
+    );
+}
+
+#[test]
+fn a_retry_after_beyond_the_cap_gives_up_at_once() {
+    let page = SUFFIXES[2];
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::Unavailable(page, 3600))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        max_retry_after: Duration::from_millis(100),
+        ..options()
+    };
+    let err = download::download(
+        &request(&server, dir.path(), done()),
+        &options,
+        &Log::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::GaveUp { attempts: 1, .. }), "{err:?}");
+    assert!(err.to_string().contains("3600"), "{err}");
+}
+
+#[test]
+fn a_server_failing_every_time_is_given_up_after_the_attempts() {
+    let server = fakewiki::serve(|_| fakewiki::status(500, "down"));
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let options = Options {
+        max_attempts: 3,
+        ..options()
+    };
+    let err =
+        download::download(&request(&server, dir.path(), done()), &options, &log).unwrap_err();
+    assert!(matches!(err, Error::GaveUp { attempts: 3, .. }), "{err:?}");
+    assert_eq!(server.count(), 3);
+    // Exponential: 1 ms, then 2 ms.
+    let waits: Vec<Duration> = log.retries.borrow().iter().map(|r| r.2).collect();
+    assert_eq!(waits, [Duration::from_millis(1), Duration::from_millis(2)]);
+}
+
+#[test]
+fn a_rerun_trusts_verified_files_without_a_get() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    fetch(&server, dir.path(), done(), &Log::default()).unwrap();
+    let before = file_gets(&server).len();
+    let log = Log::default();
+    let d = fetch(&server, dir.path(), done(), &log).unwrap();
+    assert_eq!(
+        file_gets(&server).len(),
+        before,
+        "no GET for a verified file"
+    );
+    assert!(d.files.iter().all(|f| f.how == How::Trusted));
+    assert!(log.starts.borrow().is_empty(), "not even read");
+    assert_complete(dir.path());
+}
+
+#[test]
+fn without_verified_present_files_are_rehashed_and_a_wrong_one_replaced() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    fetch(&server, dir.path(), done(), &Log::default()).unwrap();
+    let run = run_dir(dir.path());
+    std::fs::remove_file(run.join(VERIFIED)).unwrap();
+    let links = SUFFIXES[4];
+    let mut wrong = dumps::file(links).to_vec();
+    wrong[10] ^= 1;
+    std::fs::write(run.join(name(links)), &wrong).unwrap();
+    let before = file_gets(&server).len();
+    let log = Log::default();
+    let d = fetch(&server, dir.path(), done(), &log).unwrap();
+    let gets = file_gets(&server);
+    assert_eq!(gets.len(), before + 1, "only the wrong file is fetched");
+    assert!(gets[before].0.ends_with(links));
+    for f in &d.files {
+        if f.name == name(links) {
+            assert!(matches!(f.how, How::Downloaded { .. }));
+        } else {
+            assert_eq!(f.how, How::Rehashed, "{}", f.name);
+        }
+    }
+    let bad = run.join(format!("{}.bad", name(links)));
+    assert!(std::fs::read(&bad).unwrap() == wrong);
+    std::fs::remove_file(bad).unwrap();
+    assert_complete(dir.path());
+}
+
+#[test]
+fn a_verified_file_whose_size_changed_is_not_trusted() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    fetch(&server, dir.path(), done(), &Log::default()).unwrap();
+    let run = run_dir(dir.path());
+    let index = SUFFIXES[1];
+    std::fs::write(run.join(name(index)), b"short").unwrap();
+    let d = fetch(&server, dir.path(), done(), &Log::default()).unwrap();
+    assert!(matches!(report(&d, index).how, How::Downloaded { .. }));
+    std::fs::remove_file(run.join(format!("{}.bad", name(index)))).unwrap();
+    assert_complete(dir.path());
+}
+
+#[test]
+fn bad_names_and_mirrors_are_refused_before_any_request() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let mut req = request(&server, dir.path(), done());
+    req.wiki = "../etc".into();
+    let err = download::download(&req, &options(), &Log::default()).unwrap_err();
+    assert!(err.to_string().contains("--wiki"), "{err}");
+    let mut req = request(&server, dir.path(), done());
+    req.mirror = "ftp://example.org".into();
+    let err = download::download(&req, &options(), &Log::default()).unwrap_err();
+    assert!(err.to_string().contains("--mirror"), "{err}");
+    assert_eq!(server.count(), 0);
+}
