@@ -12,6 +12,7 @@
 //!   (`prop=extracts|links|pageprops|linkshere`, `list=categorymembers`).
 //! - [`FakeWiki::serve_with`] lets a fault closure answer first (see [`fail_page_ids`]), until
 //!   [`Server::heal`].
+//! - [`dump_run`] builds a dump run folder as `clue-db download` leaves it, from the real samples.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -22,6 +23,8 @@ use std::time::Duration;
 
 use reqwest::Url;
 use serde_json::{Value, json};
+
+pub mod dump_run;
 
 // ---- a minimal HTTP/1.1 server ----
 
