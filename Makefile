@@ -8,8 +8,10 @@ CARGO ?= cargo
 BIN = $(or $(CARGO_TARGET_DIR),target)/release/clue-db
 # Downloaded dump runs (`clue-db download`): DUMPS/WIKI/DATE/. Every CORPUS name that is not an
 # offline corpus of SHARED is a wiki (simplewiki, enwiki, dewiki…), downloaded from MIRROR first
-# (skipped when its run is there and verified).
+# (skipped when a verified run of it is there, so that a build works offline).
 DUMPS ?= dumps
+# More flags for `clue-db pipeline all`, e.g. "--terms de-terms.txt" for a dewiki build.
+PIPELINE_FLAGS ?=
 MIRROR ?= https://dumps.wikimedia.org
 OFFLINE_CORPORA = wikispeedia enwiki-sample enwiki-2015-wikiextractor
 comma := ,
@@ -21,8 +23,12 @@ build:
 	$(CARGO) build --release
 
 pipeline: build
-	$(if $(WIKIS),for wiki in $(WIKIS); do $(BIN) download --wiki $$wiki --dir $(DUMPS) --mirror $(MIRROR) || exit 1; done)
-	$(BIN) pipeline all --corpus $(CORPUS) --data $(SHARED) --db $(DB)
+	$(if $(WIKIS),for wiki in $(WIKIS); do \
+		if ls $(DUMPS)/$$wiki/*/VERIFIED >/dev/null 2>&1; then \
+			echo "$$wiki: a verified run is in $(DUMPS)/$$wiki (clue-db download --wiki $$wiki fetches a newer one)"; \
+		else $(BIN) download --wiki $$wiki --dir $(DUMPS) --mirror $(MIRROR) || exit 1; fi; \
+	done)
+	$(BIN) pipeline all --corpus $(CORPUS) --data $(SHARED) --dumps $(DUMPS) --db $(DB) $(PIPELINE_FLAGS)
 
 test:
 	$(CARGO) test --workspace --all-targets

@@ -17,7 +17,9 @@ pub struct IngestArgs {
     /// The source's format.
     #[arg(long, value_enum)]
     format: Format,
-    /// Input files or folders (SQL: the dump files, named by table; Wikispeedia: the folder).
+    /// Input files or folders: a folder stands for the files under it, walked in sorted order,
+    /// hidden ones skipped (WikiExtractor: its `AA/wiki_00 …` tree; SQL: the dump files;
+    /// Wikispeedia: its folder; dump-run: the files, or the run folder, read through VERIFIED).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// The multistream index (`…-multistream-index.txt.bz2`), with `--format multistream`.
@@ -58,18 +60,32 @@ pub struct PipelineArgs {
     /// `all`, `ingest` (with --corpus), or one stage: terms, term_pages, clue_pages, count, chunks,
     /// pagerank, scores.
     stage: String,
-    /// With `all` or `ingest`: build from these corpora of the data folder instead of updating
-    /// --db: wikispeedia, enwiki-sample, enwiki-2015-wikiextractor, or several joined by commas
-    /// (`wikispeedia,enwiki-2015-wikiextractor`, what `make pipeline` builds). A page whose title
-    /// an earlier corpus already stored is left out: the first corpus named wins.
+    /// With `all` or `ingest`: build from these corpora instead of updating --db: the offline
+    /// ones of the data folder (wikispeedia, enwiki-sample, enwiki-2015-wikiextractor), a wiki
+    /// downloaded into --dumps (`simplewiki`, `dewiki`: its newest verified run), or a run
+    /// folder's path; several joined by commas (`wikispeedia,enwiki-2015-wikiextractor`, what
+    /// `make pipeline` builds). A page whose title an earlier corpus already stored is left
+    /// out: the first corpus named wins.
     #[arg(long)]
     corpus: Option<String>,
-    /// The shared data folder holding the corpora.
+    /// The shared data folder holding the offline corpora.
     #[arg(long, default_value = "../shared/data")]
     data: PathBuf,
+    /// The folder `clue-db download` fills (`DUMPS/WIKI/DATE/`, with `VERIFIED`), where a
+    /// corpus named after a wiki is looked up.
+    #[arg(long, default_value = "dumps")]
+    dumps: PathBuf,
+    /// The corpus language (ISO 639-1: en, de, fr, …), when not the one its wiki's name says
+    /// (`dewiki` → de; the offline corpora are English). Selects the stemmer and stopwords; see
+    /// db/README.md for what is English-only.
+    #[arg(long)]
+    lang: Option<String>,
     /// The folder of hand-kept inputs (terms.txt, term_pages.tsv, synonyms.tsv).
     #[arg(long, default_value = "pipeline")]
     inputs: PathBuf,
+    /// The card words, one per line [default: INPUTS/terms.txt, the English list].
+    #[arg(long)]
+    terms: Option<PathBuf>,
     /// Keep every neighbour of a term page as a clue page, not only the cut.
     #[arg(long)]
     keep_all_neighbours: bool,
@@ -158,6 +174,13 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
         max_continuations: Some(a.api_max_continue),
         ..request(a.format, a.paths, a.index, a.skip_site_pages)
     };
+    if req.format == Format::DumpRun {
+        // A run's files say their wiki, and so its language, which later stages follow.
+        let run = pipeline::dump_run::DumpRun::from_paths(&req.paths)?;
+        if let Some(language) = run.wiki.and_then(|w| text::Language::of_wiki(&w).ok()) {
+            pipeline::set_language(&build, language)?;
+        }
+    }
     let report = match pipeline::ingest::run(&build, &req) {
         Ok(r) => r,
         Err(e)
@@ -222,8 +245,33 @@ fn check_ingest_options(a: &IngestArgs) -> Result<()> {
     Ok(())
 }
 
-/// The source behind a corpus name of the shared data folder.
-pub fn corpus_request(data: &Path, corpus: &str) -> Result<Request> {
+/// The source behind a corpus name: an offline corpus of the shared data folder `data`, a
+/// wiki's newest verified dump run under `dumps`, or a run folder's path. With it, the wiki
+/// whose language the corpus is in (`en` for the offline ones).
+pub fn corpus_request(data: &Path, dumps: &Path, corpus: &str) -> Result<(Request, String)> {
+    let is_path = corpus.contains(std::path::MAIN_SEPARATOR) || corpus.contains('/');
+    if is_path || !pipeline::dumps::OFFLINE_CORPORA.contains(&corpus) {
+        let run = if is_path {
+            PathBuf::from(corpus)
+        } else {
+            pipeline::dumps::newest_run(dumps, corpus)?
+        };
+        if !run.is_dir() {
+            bail!("{}: no such dump run folder", run.display());
+        }
+        let parsed = pipeline::dump_run::DumpRun::from_paths(std::slice::from_ref(&run))
+            .with_context(|| format!("corpus {corpus:?}"))?;
+        let wiki = match parsed.wiki {
+            Some(w) => w,
+            None if is_path => bail!(
+                "{}: its files are not named WIKI-DATE-…, so the wiki (and its language) is \
+                 unknown",
+                run.display()
+            ),
+            None => corpus.to_string(),
+        };
+        return Ok((Request::files(Format::DumpRun, vec![run]), wiki));
+    }
     let (format, rel) = match corpus {
         "wikispeedia" => (Format::Wikispeedia, "wikispeedia"),
         "enwiki-sample" => (
@@ -234,9 +282,7 @@ pub fn corpus_request(data: &Path, corpus: &str) -> Result<Request> {
             Format::Extractor,
             "enwiki-2015-wikiextractor/enwiki-20150515-wikiextractor-ids12-60633.txt.xz",
         ),
-        other => bail!(
-            "unknown corpus {other:?}; corpora: wikispeedia, enwiki-sample, enwiki-2015-wikiextractor"
-        ),
+        other => unreachable!("{other} is an offline corpus"),
     };
     let path = data.join(rel);
     if !path.exists() {
@@ -245,12 +291,38 @@ pub fn corpus_request(data: &Path, corpus: &str) -> Result<Request> {
             path.display()
         );
     }
-    Ok(request(format, vec![path], None, false))
+    Ok((
+        request(format, vec![path], None, false),
+        "enwiki".to_string(),
+    ))
+}
+
+/// The language of a build: `--lang` if given, else the one the corpora's wikis say, which must
+/// agree.
+fn build_language(lang: Option<&str>, wikis: &[String]) -> Result<text::Language> {
+    if let Some(code) = lang {
+        return Ok(text::Language::from_code(code)?);
+    }
+    let mut found: Option<(text::Language, &str)> = None;
+    for wiki in wikis {
+        let l = text::Language::of_wiki(wiki).with_context(|| format!("the language of {wiki}"))?;
+        match found {
+            Some((first, first_wiki)) if first != l => bail!(
+                "corpora of two languages: {first_wiki} is {}, {wiki} is {}; give --lang",
+                first.code(),
+                l.code()
+            ),
+            None => found = Some((l, wiki)),
+            _ => {}
+        }
+    }
+    Ok(found.map_or_else(text::Language::english, |(l, _)| l))
 }
 
 pub fn pipeline(a: PipelineArgs) -> Result<()> {
     let config = pipeline::Config {
         inputs: a.inputs.clone(),
+        terms: a.terms.clone(),
         keep_all_neighbours: a.keep_all_neighbours,
         relate: pipeline::RelateParams {
             window: a.window,
@@ -274,11 +346,16 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         Some(corpora) => {
             let names: Vec<&str> = corpora.split(',').map(str::trim).collect();
             // Check every name before the first long ingest.
-            let requests = names
+            let (requests, wikis): (Vec<Request>, Vec<String>) = names
                 .iter()
-                .map(|c| corpus_request(&a.data, c))
-                .collect::<Result<Vec<_>>>()?;
+                .map(|c| corpus_request(&a.data, &a.dumps, c))
+                .collect::<Result<Vec<_>>>()?
+                .into_iter()
+                .unzip();
+            let language = build_language(a.lang.as_deref(), &wikis)?;
             let build = Build::create(&a.db)?;
+            pipeline::set_language(&build, language)?;
+            eprintln!("language: {}", language.code());
             for (i, (name, req)) in names.iter().zip(requests).enumerate() {
                 let req = Request {
                     id_offset: i as u64 * pipeline::ingest::SOURCE_ID_STRIDE,
@@ -305,7 +382,13 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         None if a.stage == "ingest" => {
             bail!("`pipeline ingest` needs --corpus NAME (or use `clue-db ingest`)")
         }
-        None => Build::update(&a.db)?,
+        None => {
+            let build = Build::update(&a.db)?;
+            if let Some(code) = &a.lang {
+                pipeline::set_language(&build, text::Language::from_code(code)?)?;
+            }
+            build
+        }
     };
     for s in stages {
         let start = Instant::now();

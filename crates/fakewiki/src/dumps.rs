@@ -105,7 +105,8 @@ fn bz2(bytes: &[u8]) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+/// `bytes` gzipped.
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     enc.write_all(bytes).unwrap();
     enc.finish().unwrap()

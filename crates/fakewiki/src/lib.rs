@@ -14,6 +14,7 @@
 //!   [`Server::heal`].
 //! - [`dumps`] is a fake Wikimedia dumps site (run listing, `dumpstatus.json`, `sha1sums`, the
 //!   dump files with `Range`) built from the real samples, for `clue-db download`.
+//! - [`dump_run`] builds a dump run folder as `clue-db download` leaves it, from the real samples.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -25,6 +26,7 @@ use std::time::Duration;
 use reqwest::Url;
 use serde_json::{Value, json};
 
+pub mod dump_run;
 pub mod dumps;
 
 // ---- a minimal HTTP/1.1 server ----

@@ -7,6 +7,10 @@
 //! - `term_docs`: the term's document for the herfindahl strategy, the lemmas of the words of all
 //!   its pages (lower-case, letters only, stopwords left out) with their counts, so that a
 //!   clue's singular and plural add up.
+//!
+//! In a language other than English there is no tagger to find noun chunks: `chunks` stays
+//! empty, and the term documents hold the words as written (lower-case, the language's
+//! stopwords left out), with no lemmas ([`page_words`]).
 
 use crate::{progress, record};
 use anyhow::{Result, anyhow};
@@ -77,10 +81,28 @@ pub fn page_chunks(text: &str, tagger: &Tagger, inflector: &Inflector) -> PageCh
     out
 }
 
+/// What one term page gives in a language other than English: no noun chunks (no tagger), and
+/// the term document's words as written, lower-case, letters only, stopwords left out.
+pub fn page_words(text: &str, language: text::Language) -> PageChunks {
+    let mut out = PageChunks::default();
+    for t in text::tokenize(text) {
+        let w = t.text(text).to_lowercase();
+        if language.is_word(&w) && !language.is_stopword(&w) {
+            *out.words.entry(w).or_default() += 1;
+        }
+    }
+    out
+}
+
 pub fn run(build: &Build) -> Result<()> {
     let reader = build.reader();
+    let language = crate::language(build)?;
     let inflector = Inflector::shared();
-    let tagger = Tagger::shared().map_err(|e| anyhow!("loading the part-of-speech tagger: {e}"))?;
+    let tagger = if language.is_english() {
+        Some(Tagger::shared().map_err(|e| anyhow!("loading the part-of-speech tagger: {e}"))?)
+    } else {
+        None
+    };
     let term_pages = reader.term_pages()?;
     let mut ids: Vec<u64> = term_pages.iter().map(|(_, id, _)| *id).collect();
     ids.sort_unstable();
@@ -102,7 +124,10 @@ pub fn run(build: &Build) -> Result<()> {
         })?;
         let done: Vec<(u64, PageChunks)> = batch
             .par_iter()
-            .map(|(id, text)| (*id, page_chunks(text, tagger, inflector)))
+            .map(|(id, text)| match tagger {
+                Some(tagger) => (*id, page_chunks(text, tagger, inflector)),
+                None => (*id, page_words(text, language)),
+            })
             .collect();
         for (id, pc) in &done {
             for term in terms_of.get(id).into_iter().flatten() {

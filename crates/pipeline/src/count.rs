@@ -4,6 +4,10 @@
 //! multi-word terms as phrases. Uses are counted apart per part of speech and per named entity,
 //! and the largest of those counts is kept, with one sentence of the page as the excerpt.
 //! Pages are analysed in parallel (rayon), written one transaction per batch.
+//!
+//! In a language other than English there is no tagger and no WordNet: a term counts in any of
+//! its written forms or any word with its Snowball stem, all in one bucket (part of speech `X`,
+//! no entities), see [`text::TermIndex::with_language`].
 
 use crate::{progress, record};
 use anyhow::{Result, anyhow};
@@ -46,9 +50,37 @@ pub fn excerpt(sentence: &str) -> String {
     }
 }
 
+/// The forms of terms of a language other than English: each term and its synonyms as
+/// written, and their stems.
+pub fn stemmed_term_forms(
+    terms: &[String],
+    synonyms: &[(String, String)],
+    language: text::Language,
+) -> Vec<TermForms> {
+    terms
+        .iter()
+        .map(|t| {
+            let syn: Vec<&str> = synonyms
+                .iter()
+                .filter(|(term, _)| term == t)
+                .map(|(_, s)| s.as_str())
+                .collect();
+            TermForms::stemmed(t, &syn, language)
+        })
+        .collect()
+}
+
 /// Counts the indexed terms in one page's text.
 pub fn count_page(page_id: u64, text: &str, index: &TermIndex, tagger: &Tagger) -> Vec<ClueCount> {
-    let analysis = text::analyze(text, tagger);
+    counts_of(page_id, text::analyze(text, tagger), index)
+}
+
+/// Counts the indexed terms in one page's text without a tagger (a language other than English).
+pub fn count_page_untagged(page_id: u64, text: &str, index: &TermIndex) -> Vec<ClueCount> {
+    counts_of(page_id, text::analyze_untagged(text), index)
+}
+
+fn counts_of(page_id: u64, analysis: text::Analysis<'_>, index: &TermIndex) -> Vec<ClueCount> {
     index
         .count(&analysis)
         .into_iter()
@@ -67,9 +99,18 @@ pub fn run(build: &Build) -> Result<()> {
     let reader = build.reader();
     let terms = reader.terms()?;
     let synonyms = reader.synonyms()?;
-    let inflector = Inflector::shared();
-    let tagger = Tagger::shared().map_err(|e| anyhow!("loading the part-of-speech tagger: {e}"))?;
-    let index = TermIndex::new(term_forms(&terms, &synonyms, inflector));
+    let language = crate::language(build)?;
+    // English: WordNet forms and the tagger. Other languages: stems, no tagger.
+    let (index, tagger) = if language.is_english() {
+        let inflector = Inflector::shared();
+        let tagger =
+            Tagger::shared().map_err(|e| anyhow!("loading the part-of-speech tagger: {e}"))?;
+        let index = TermIndex::new(term_forms(&terms, &synonyms, inflector));
+        (index, Some(tagger))
+    } else {
+        let forms = stemmed_term_forms(&terms, &synonyms, language);
+        (TermIndex::with_language(forms, language), None)
+    };
     let ids = reader.clue_page_ids()?;
     let pb = progress::bar(ids.len() as u64, "pages");
     pb.set_prefix("count");
@@ -86,7 +127,10 @@ pub fn run(build: &Build) -> Result<()> {
         bytes += batch.iter().map(|(_, t)| t.len() as u64).sum::<u64>();
         let counted: Vec<Vec<ClueCount>> = batch
             .par_iter()
-            .map(|(id, text)| count_page(*id, text, &index, tagger))
+            .map(|(id, text)| match tagger {
+                Some(tagger) => count_page(*id, text, &index, tagger),
+                None => count_page_untagged(*id, text, &index),
+            })
             .collect();
         for c in counted.iter().flatten() {
             build.insert_count(c)?;

@@ -2,6 +2,11 @@
 //!
 //! Pages stream in from the `wiki` readers and are written in batches of [`BATCH`] per
 //! transaction; links are staged by title and resolved (redirects followed) once all pages are in.
+//!
+//! A folder stands for the files under it where a format is a set of files (WikiExtractor's
+//! `AA/wiki_00 …` tree, split XML dumps, SQL dumps): see [`input_files`]. One dump run of a wiki
+//! (XML text + SQL links and flags, joined on page ids) is [`Format::DumpRun`], in
+//! [`crate::dump_run`].
 
 use crate::{progress, record};
 use anyhow::{Context, Result, bail};
@@ -24,9 +29,11 @@ pub enum Format {
     Xml,
     /// A multistream `.xml.bz2` with its index (`--index`), decoded on all cores.
     Multistream,
-    /// SQL dumps: `page`, `redirect`, `pagelinks`, `linktarget` (`.sql`, `.sql.gz`), named by table.
+    /// SQL dumps: `page`, `redirect`, `pagelinks`, `linktarget`, `page_props` (`.sql`,
+    /// `.sql.gz`), each file's table read from its `INSERT`.
     Sql,
-    /// WikiExtractor output, `<doc>` or JSON lines (plain, `.xz`, `.bz2`, `.gz`).
+    /// WikiExtractor output, `<doc>` or JSON lines (plain, `.xz`, `.bz2`, `.gz`): files, or the
+    /// folder of its `AA/wiki_00 …` tree.
     Extractor,
     /// The Wikispeedia folder (`plaintext_articles.tar.gz`, `articles.tsv`, `links.tsv`).
     Wikispeedia,
@@ -34,6 +41,13 @@ pub enum Format {
     /// `--page-ids`; ids already in the database are skipped, so a failed or interrupted run is
     /// resumed by running it again on the database.
     Api,
+    /// One dump run of one wiki, its files joined on page ids (one id space, no offset between
+    /// them): the `pages-articles` XML (multistream with its index, or plain) gives the pages,
+    /// their text and redirects; the SQL dumps of the same run give the links (`pagelinks` +
+    /// `linktarget`) and the disambiguation flags (`page_props`). PATHs: the files, or the run
+    /// folder, read through its `VERIFIED` list. Which input wins for which field:
+    /// [`crate::dump_run`].
+    DumpRun,
 }
 
 /// What to ingest.
@@ -161,24 +175,62 @@ pub struct Report {
     pub links_via_redirect: u64,
 }
 
-fn total_size(paths: &[PathBuf]) -> u64 {
-    paths
+/// Bytes on disk of the inputs (the files under a folder), for the progress bar.
+pub(crate) fn total_size(paths: &[PathBuf]) -> u64 {
+    input_files(paths)
+        .unwrap_or_default()
         .iter()
-        .map(|p| {
-            if p.is_dir() {
-                std::fs::read_dir(p)
-                    .map(|d| {
-                        d.flatten()
-                            .filter_map(|e| e.metadata().ok())
-                            .map(|m| m.len())
-                            .sum()
-                    })
-                    .unwrap_or(0)
-            } else {
-                std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
-            }
-        })
+        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
         .sum()
+}
+
+/// Deepest folder nesting [`input_files`] follows (WikiExtractor's tree is two deep): a
+/// symbolic link that loops back is an error, not an endless walk.
+const MAX_FOLDER_DEPTH: usize = 16;
+
+/// The input files: each path that is a file, and for a folder every file under it, walked in
+/// sorted order (`AA/wiki_00`, `AA/wiki_01`, `AB/wiki_00`), so that ids and the first-title-wins
+/// rule come out the same on every machine. Hidden files and folders (`.DS_Store`, `.git`,
+/// an editor's `.wiki_00.swp`) are skipped. A folder with no file is an error naming it.
+pub fn input_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
+        if depth > MAX_FOLDER_DEPTH {
+            bail!(
+                "{}: folders nested more than {MAX_FOLDER_DEPTH} deep (a link that loops?)",
+                dir.display()
+            );
+        }
+        let mut entries: Vec<PathBuf> = Vec::new();
+        for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+            let entry = entry.with_context(|| format!("listing {}", dir.display()))?;
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            entries.push(entry.path());
+        }
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, depth + 1, out)?;
+            } else {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let before = out.len();
+            walk(p, 0, &mut out)?;
+            if out.len() == before {
+                bail!("{}: no file in this folder", p.display());
+            }
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// Writes a stream of pages: each page, its text, and its links staged for resolution.
@@ -193,15 +245,16 @@ pub fn store_pages(
 
 /// Stores one input file's pages; a file that yields no page is refused, named (an empty or
 /// garbage file among good ones, or as a later corpus of a build, must not pass unseen).
-fn store_file(
+pub(crate) fn store_file(
     build: &Build,
     path: &Path,
     pages: impl Iterator<Item = wiki::Result<Page>>,
     progress: &Progress,
     total_bytes: u64,
     req: &Request,
+    keep: PageFields,
 ) -> Result<()> {
-    if store_pages_from(build, pages, progress, total_bytes, req.id_offset)? == 0 {
+    if store_pages_with(build, pages, progress, total_bytes, req.id_offset, keep)? == 0 {
         bail!(
             "{}: no page in this input ({} format); nothing is written",
             path.display(),
@@ -219,6 +272,32 @@ pub fn store_pages_from(
     progress: &Progress,
     total_bytes: u64,
     id_offset: u64,
+) -> Result<u64> {
+    let keep = PageFields {
+        links: true,
+        disambiguation: true,
+    };
+    store_pages_with(build, pages, progress, total_bytes, id_offset, keep)
+}
+
+/// Which fields of the pages a reader yields are stored: all of them, unless another input of
+/// the same build supplies the field (a dump run's `pagelinks` and `page_props`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageFields {
+    /// Stage the page's links.
+    pub links: bool,
+    /// Keep the reader's disambiguation flag (else the page is stored as no disambiguation page).
+    pub disambiguation: bool,
+}
+
+/// [`store_pages_from`], storing only the fields `keep` says.
+pub(crate) fn store_pages_with(
+    build: &Build,
+    pages: impl Iterator<Item = wiki::Result<Page>>,
+    progress: &Progress,
+    total_bytes: u64,
+    id_offset: u64,
+    keep: PageFields,
 ) -> Result<u64> {
     let pb = progress::bytes_bar(total_bytes);
     pb.set_prefix("ingest");
@@ -238,12 +317,12 @@ pub fn store_pages_from(
             title: &page.title,
             ns: page.ns,
             redirect_to: page.redirect.as_deref(),
-            is_disambiguation: page.is_disambiguation,
+            is_disambiguation: keep.disambiguation && page.is_disambiguation,
             text: Some(&page.text),
         };
         if build.insert_page(&new)? {
             stored += 1;
-            for l in &page.links {
+            for l in page.links.iter().filter(|_| keep.links) {
                 build.stage_link(id, 0, l)?;
             }
         } else {
@@ -272,7 +351,7 @@ pub fn store_pages_from(
 /// The table a SQL dump fills: the one its first `INSERT` names (so excerpts such as
 /// `…-linktarget-small.sql` and any compression work), else, for a dump without rows, the one
 /// its file name says (`enwiki-…-page.sql.gz`, `page.sql`).
-fn sql_table(path: &Path) -> Result<String> {
+pub(crate) fn sql_table(path: &Path) -> Result<String> {
     let mut peek = wiki::sql::SqlReader::open(path, &Progress::default())?;
     peek.next_row()?;
     if !peek.table().is_empty() {
@@ -280,12 +359,18 @@ fn sql_table(path: &Path) -> Result<String> {
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let stem = name.split(".sql").next().unwrap_or(name);
+    // `page_props` has an underscore, not a dash: the table is what follows the date.
+    for table in SQL_TABLES {
+        if stem.ends_with(&format!("-{table}")) || stem == table {
+            return Ok(table.to_string());
+        }
+    }
     Ok(stem.rsplit('-').next().unwrap_or(stem).to_string())
 }
 
 /// Each dump's table, every path used once: a file of another table or a table given twice is
 /// an error rather than silently left out.
-fn sql_tables(paths: &[PathBuf]) -> Result<HashMap<String, PathBuf>> {
+pub(crate) fn sql_tables(paths: &[PathBuf]) -> Result<HashMap<String, PathBuf>> {
     let mut out: HashMap<String, PathBuf> = HashMap::new();
     for p in paths {
         let table = sql_table(p)?;
@@ -308,7 +393,8 @@ fn sql_tables(paths: &[PathBuf]) -> Result<HashMap<String, PathBuf>> {
 }
 
 /// The tables the SQL ingest reads, each with its typed reader in `wiki::sql`.
-const SQL_TABLES: [&str; 4] = ["page", "redirect", "pagelinks", "linktarget"];
+pub(crate) const SQL_TABLES: [&str; 5] =
+    ["page", "redirect", "pagelinks", "linktarget", "page_props"];
 
 /// Reads one SQL dump to the end with the reader of its table ([`sql_table`]) and returns its
 /// row count; a table with no typed reader has its rows counted untyped.
@@ -327,6 +413,7 @@ fn bench_sql_file(path: &Path, progress: &Progress) -> Result<u64> {
         "redirect" => rows(wiki::sql::read_redirects(path, progress)?),
         "pagelinks" => rows(wiki::sql::read_pagelinks(path, progress)?),
         "linktarget" => rows(wiki::sql::read_linktargets(path, progress)?),
+        "page_props" => rows(wiki::sql::read_page_props(path, progress)?),
         _ => {
             let mut reader = wiki::sql::SqlReader::open(path, progress)?;
             let mut n = 0;
@@ -338,117 +425,188 @@ fn bench_sql_file(path: &Path, progress: &Progress) -> Result<u64> {
     }
 }
 
-fn expand_sql_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("listing {}", p.display()))?
-                .flatten()
-                .map(|e| e.path())
-                .collect();
-            entries.sort();
-            out.extend(entries);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
+/// Reads SQL dumps into a build: commits every [`BATCH`] rows, shows progress, and collects
+/// the files that lack mysqldump's closing line.
+pub(crate) struct SqlIngest<'b> {
+    build: &'b Build,
+    progress: &'b Progress,
+    pb: indicatif::ProgressBar,
+    rows: u64,
+    /// Added to every page id the dumps name (`pl_from`, `pp_page`, `rd_from`, `page_id`).
+    id_offset: u64,
+    incomplete: Vec<String>,
 }
 
-fn ingest_sql(build: &Build, paths: &[PathBuf], progress: &Progress) -> Result<()> {
-    let paths = expand_sql_paths(paths)?;
-    let tables = sql_tables(&paths)?;
-    let Some(page_file) = tables.get("page") else {
-        bail!("no `page` SQL dump among {paths:?}: the pages are what links join");
-    };
-    let pb = progress::bytes_bar(total_size(&paths));
-    pb.set_prefix("ingest");
-    let mut rows = 0u64;
-    // Every BATCH rows: commit, and show how far the input is read.
-    let mut tick = |what: &str| -> Result<()> {
-        rows += 1;
-        if rows.is_multiple_of(BATCH) {
-            build.commit()?;
-            build.begin()?;
-            pb.set_position(progress.disk());
-            pb.set_message(format!("{rows} rows ({what})"));
+impl<'b> SqlIngest<'b> {
+    /// Starts a transaction; [`SqlIngest::finish`] commits it.
+    pub(crate) fn new(
+        build: &'b Build,
+        progress: &'b Progress,
+        total_bytes: u64,
+        id_offset: u64,
+    ) -> Result<Self> {
+        let pb = progress::bytes_bar(total_bytes);
+        pb.set_prefix("ingest");
+        build.begin()?;
+        Ok(SqlIngest {
+            build,
+            progress,
+            pb,
+            rows: 0,
+            id_offset,
+            incomplete: Vec::new(),
+        })
+    }
+
+    fn id(&self, id: u64) -> Result<u64> {
+        id.checked_add(self.id_offset)
+            .with_context(|| format!("page {id}: id + {} is too large", self.id_offset))
+    }
+
+    /// Every BATCH rows: commit, and show how far the input is read.
+    fn tick(&mut self, what: &str) -> Result<()> {
+        self.rows += 1;
+        if self.rows.is_multiple_of(BATCH) {
+            self.build.commit()?;
+            self.build.begin()?;
+            self.pb.set_position(self.progress.disk());
+            self.pb.set_message(format!("{} rows ({what})", self.rows));
         }
         Ok(())
-    };
-    build.begin()?;
-    let mut rows_of = wiki::sql::read_pages(page_file, progress)?;
-    for row in &mut rows_of {
-        let row = row?;
-        // Titles as Wikipedia displays them, namespace prefix included (as XML dumps give
-        // them); SQL dumps carry no namespace names, so the canonical ones are used.
-        build.insert_page(&NewPage {
-            id: row.id,
-            title: &wiki::title::with_namespace(row.ns, &row.title),
-            ns: row.ns,
-            // `page_is_redirect` without a `redirect` row leaves the target unknown: an empty
-            // title, so the page is no article and links to it do not resolve.
-            redirect_to: row.is_redirect.then_some(""),
-            is_disambiguation: false,
-            text: None,
-        })?;
-        tick("page")?;
     }
-    let mut incomplete = Vec::new();
-    let mut check = |completed: bool, path: &Path| {
+
+    fn check(&mut self, completed: bool, path: &Path) {
         if !completed {
-            incomplete.push(path.display().to_string());
+            self.incomplete.push(path.display().to_string());
         }
-    };
-    check(rows_of.completed(), page_file);
-    if let Some(f) = tables.get("redirect") {
-        let mut rows_of = wiki::sql::read_redirects(f, progress)?;
+    }
+
+    /// `page` rows as pages without text.
+    pub(crate) fn pages(&mut self, path: &Path) -> Result<()> {
+        let mut rows_of = wiki::sql::read_pages(path, self.progress)?;
+        for row in &mut rows_of {
+            let row = row?;
+            // Titles as Wikipedia displays them, namespace prefix included (as XML dumps give
+            // them); SQL dumps carry no namespace names, so the canonical ones are used.
+            self.build.insert_page(&NewPage {
+                id: self.id(row.id)?,
+                title: &wiki::title::with_namespace(row.ns, &row.title),
+                ns: row.ns,
+                // `page_is_redirect` without a `redirect` row leaves the target unknown: an empty
+                // title, so the page is no article and links to it do not resolve.
+                redirect_to: row.is_redirect.then_some(""),
+                is_disambiguation: false,
+                text: None,
+            })?;
+            self.tick("page")?;
+        }
+        self.check(rows_of.completed(), path);
+        Ok(())
+    }
+
+    /// `redirect` rows: the targets of stored pages.
+    pub(crate) fn redirects(&mut self, path: &Path) -> Result<()> {
+        let mut rows_of = wiki::sql::read_redirects(path, self.progress)?;
         for row in &mut rows_of {
             let row = row?;
             // A redirect into another namespace keeps its prefix, so it never resolves to an
             // article of the same name.
             let target = wiki::title::with_namespace(row.ns, &row.title);
-            build.set_redirect(row.from, &target)?;
-            tick("redirect")?;
+            self.build.set_redirect(self.id(row.from)?, &target)?;
+            self.tick("redirect")?;
         }
-        check(rows_of.completed(), f);
+        self.check(rows_of.completed(), path);
+        Ok(())
     }
-    if let Some(lt) = tables.get("linktarget") {
-        let mut rows_of = wiki::sql::read_linktargets(lt, progress)?;
-        for row in &mut rows_of {
-            let row = row?;
-            let title = wiki::title::with_namespace(row.ns, &row.title);
-            build.stage_link_target(row.id, row.ns, &title)?;
-            tick("linktarget")?;
-        }
-        check(rows_of.completed(), lt);
-    }
-    if let Some(f) = tables.get("pagelinks") {
-        let mut rows_of = wiki::sql::read_pagelinks(f, progress)?;
-        for row in &mut rows_of {
-            let row = row?;
-            match row.target {
-                wiki::sql::LinkTarget::Title { ns, title } => {
-                    build.stage_link(row.from, ns, &wiki::title::with_namespace(ns, &title))?
-                }
-                wiki::sql::LinkTarget::Id(id) => build.stage_link_by_target(row.from, id)?,
+
+    /// `linktarget` and `pagelinks` rows, staged for [`Build::resolve_links`].
+    pub(crate) fn links(
+        &mut self,
+        linktarget: Option<&Path>,
+        pagelinks: Option<&Path>,
+    ) -> Result<()> {
+        if let Some(lt) = linktarget {
+            let mut rows_of = wiki::sql::read_linktargets(lt, self.progress)?;
+            for row in &mut rows_of {
+                let row = row?;
+                let title = wiki::title::with_namespace(row.ns, &row.title);
+                self.build.stage_link_target(row.id, row.ns, &title)?;
+                self.tick("linktarget")?;
             }
-            tick("pagelinks")?;
+            self.check(rows_of.completed(), lt);
         }
-        check(rows_of.completed(), f);
+        if let Some(f) = pagelinks {
+            let mut rows_of = wiki::sql::read_pagelinks(f, self.progress)?;
+            for row in &mut rows_of {
+                let row = row?;
+                let from = self.id(row.from)?;
+                match row.target {
+                    wiki::sql::LinkTarget::Title { ns, title } => {
+                        self.build
+                            .stage_link(from, ns, &wiki::title::with_namespace(ns, &title))?
+                    }
+                    wiki::sql::LinkTarget::Id(id) => self.build.stage_link_by_target(from, id)?,
+                }
+                self.tick("pagelinks")?;
+            }
+            self.check(rows_of.completed(), f);
+        }
+        Ok(())
     }
-    build.commit()?;
-    pb.finish_and_clear();
-    // mysqldump ends a whole dump with `-- Dump completed`: without it the file is an excerpt
-    // or was cut between two tuples. Both read cleanly, so say so rather than fail.
-    if !incomplete.is_empty() {
-        eprintln!(
-            "warning: no `-- Dump completed` line at the end of {}: an excerpt, or cut short",
-            incomplete.join(", ")
-        );
+
+    /// `page_props` rows: the pages marked `disambiguation` get the flag; every other property
+    /// is skipped (see `wiki::sql::read_disambiguations`), and so are ids of pages not stored.
+    pub(crate) fn disambiguations(&mut self, path: &Path) -> Result<()> {
+        let mut rows_of = wiki::sql::read_disambiguations(path, self.progress)?;
+        let mut flagged = 0u64;
+        for row in &mut rows_of {
+            let wiki::sql::Disambiguation(page) = row?;
+            flagged += u64::from(self.build.set_disambiguation(self.id(page)?)?);
+            self.tick("page_props")?;
+        }
+        self.check(rows_of.completed(), path);
+        self.build
+            .set_meta("ingest.page_props_disambiguations", &flagged.to_string())?;
+        Ok(())
     }
-    build.set_meta("ingest.sql_incomplete_files", &incomplete.join(" "))?;
-    Ok(())
+
+    /// Commits, and warns about (and records in `meta`) the files that lack mysqldump's closing
+    /// `-- Dump completed` line: an excerpt, or a file cut between two tuples. Both read
+    /// cleanly, so this is said rather than failed.
+    pub(crate) fn finish(self) -> Result<()> {
+        self.build.commit()?;
+        self.pb.finish_and_clear();
+        if !self.incomplete.is_empty() {
+            eprintln!(
+                "warning: no `-- Dump completed` line at the end of {}: an excerpt, or cut short",
+                self.incomplete.join(", ")
+            );
+        }
+        self.build
+            .set_meta("ingest.sql_incomplete_files", &self.incomplete.join(" "))?;
+        Ok(())
+    }
+}
+
+fn ingest_sql(build: &Build, req: &Request, progress: &Progress) -> Result<()> {
+    let paths = input_files(&req.paths)?;
+    let tables = sql_tables(&paths)?;
+    let Some(page_file) = tables.get("page") else {
+        bail!("no `page` SQL dump among {paths:?}: the pages are what links join");
+    };
+    let mut sql = SqlIngest::new(build, progress, total_size(&paths), req.id_offset)?;
+    sql.pages(page_file)?;
+    if let Some(f) = tables.get("redirect") {
+        sql.redirects(f)?;
+    }
+    sql.links(
+        tables.get("linktarget").map(PathBuf::as_path),
+        tables.get("pagelinks").map(PathBuf::as_path),
+    )?;
+    if let Some(f) = tables.get("page_props") {
+        sql.disambiguations(f)?;
+    }
+    sql.finish()
 }
 
 /// Runs the ingest stage into `build` (which should be new: ingest starts the store).
@@ -462,17 +620,15 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
             bail!("{}: no such file or directory", p.display());
         }
     }
+    let all = PageFields {
+        links: true,
+        disambiguation: true,
+    };
     match req.format {
         Format::Xml => {
-            for p in &req.paths {
-                store_file(
-                    build,
-                    p,
-                    wiki::xml::read(p, &progress)?,
-                    &progress,
-                    total,
-                    req,
-                )?;
+            for p in input_files(&req.paths)? {
+                let pages = wiki::xml::read(&p, &progress)?;
+                store_file(build, &p, pages, &progress, total, req, all)?;
             }
         }
         Format::Multistream => {
@@ -481,12 +637,12 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
                 .as_deref()
                 .context("--format multistream needs --index PATH")?;
             let pages = wiki::xml::read_multistream(first, index, &progress)?;
-            store_file(build, first, pages, &progress, total, req)?;
+            store_file(build, first, pages, &progress, total, req, all)?;
         }
         Format::Extractor => {
-            for p in &req.paths {
-                let pages = wiki::extractor::read(p, &progress)?;
-                store_file(build, p, pages, &progress, total, req)?;
+            for p in input_files(&req.paths)? {
+                let pages = wiki::extractor::read(&p, &progress)?;
+                store_file(build, &p, pages, &progress, total, req, all)?;
             }
         }
         Format::Wikispeedia => {
@@ -494,9 +650,10 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
                 skip_site_pages: req.skip_site_pages,
             };
             let pages = wiki::wikispeedia::read_with(first, opts, &progress)?;
-            store_file(build, first, pages, &progress, total, req)?;
+            store_file(build, first, pages, &progress, total, req, all)?;
         }
-        Format::Sql => ingest_sql(build, &req.paths, &progress)?,
+        Format::Sql => ingest_sql(build, req, &progress)?,
+        Format::DumpRun => crate::dump_run::ingest(build, req, &progress)?,
         Format::Api => {
             // The database is the resume state: what it holds is not fetched again.
             let held = build.reader().stored_page_ids(&req.page_ids)?;
@@ -545,7 +702,10 @@ fn refuse_empty(build: &Build, req: &Request, report: Report) -> Result<Report> 
             .paths
             .first()
             .map(|d| d.join(wiki::wikispeedia::LINKS_FILE)),
-        Format::Sql => sql_tables(&expand_sql_paths(&req.paths)?)?.remove("pagelinks"),
+        Format::Sql => sql_tables(&input_files(&req.paths)?)?.remove("pagelinks"),
+        Format::DumpRun => crate::dump_run::DumpRun::from_paths(&req.paths)?
+            .sql
+            .remove("pagelinks"),
         _ => None,
     };
     if let Some(file) = links_file.filter(|_| staged == 0) {
@@ -633,7 +793,11 @@ pub fn bench_read(req: &Request) -> Result<ReadFigures> {
         Ok(())
     };
     match req.format {
-        Format::Xml => count(&mut wiki::xml::read(first, &progress)?)?,
+        Format::Xml => {
+            for p in input_files(&req.paths)? {
+                count(&mut wiki::xml::read(&p, &progress)?)?
+            }
+        }
         Format::Multistream => {
             let index = req
                 .index
@@ -641,7 +805,11 @@ pub fn bench_read(req: &Request) -> Result<ReadFigures> {
                 .context("--format multistream needs --index PATH")?;
             count(&mut wiki::xml::read_multistream(first, index, &progress)?)?
         }
-        Format::Extractor => count(&mut wiki::extractor::read(first, &progress)?)?,
+        Format::Extractor => {
+            for p in input_files(&req.paths)? {
+                count(&mut wiki::extractor::read(&p, &progress)?)?
+            }
+        }
         Format::Wikispeedia => {
             let opts = wiki::wikispeedia::Options {
                 skip_site_pages: req.skip_site_pages,
@@ -650,8 +818,20 @@ pub fn bench_read(req: &Request) -> Result<ReadFigures> {
         }
         Format::Api => count(&mut api_pages(req, &HashSet::new())?)?,
         Format::Sql => {
-            for p in expand_sql_paths(&req.paths)? {
+            for p in input_files(&req.paths)? {
                 pages += bench_sql_file(&p, &progress)?;
+            }
+        }
+        Format::DumpRun => {
+            let run = crate::dump_run::DumpRun::from_paths(&req.paths)?;
+            match &run.index {
+                Some(index) => count(&mut wiki::xml::read_multistream(
+                    &run.xml, index, &progress,
+                )?)?,
+                None => count(&mut wiki::xml::read(&run.xml, &progress)?)?,
+            }
+            for p in run.sql.values() {
+                pages += bench_sql_file(p, &progress)?;
             }
         }
     }

@@ -6,6 +6,8 @@
 pub mod chunks;
 pub mod clue_pages;
 pub mod count;
+pub mod dump_run;
+pub mod dumps;
 pub mod ingest;
 pub mod inputs;
 pub mod pagerank;
@@ -38,6 +40,9 @@ pub const STAGES: [&str; 8] = [
 pub struct Config {
     /// Folder holding `terms.txt`, `term_pages.tsv`, `synonyms.tsv`.
     pub inputs: std::path::PathBuf,
+    /// The card words, when not `inputs/terms.txt` (`--terms FILE`: another game's list, or
+    /// another language's).
+    pub terms: Option<std::path::PathBuf>,
     /// Keep every neighbour as a clue page, not only the cut (see [`clue_pages`]).
     pub keep_all_neighbours: bool,
     /// The relatedness measure's parameters (see [`relatedness`]).
@@ -48,6 +53,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             inputs: "pipeline".into(),
+            terms: None,
             keep_all_neighbours: false,
             relate: relate::Params::default(),
         }
@@ -76,6 +82,34 @@ pub fn run_stage(build: &Build, name: &str, config: &Config) -> Result<()> {
         &format!("{:.3}", start.elapsed().as_secs_f64()),
     )?;
     Ok(())
+}
+
+/// The `meta` key holding the build's language (an ISO 639-1 code; absent means English, as in
+/// databases built before languages).
+pub const LANGUAGE_KEY: &str = "language";
+
+/// The language of the build: which stemmer and stopwords the stages use, and whether the
+/// English-only parts run (see `db/README.md`, "Languages").
+pub fn language(build: &Build) -> Result<text::Language> {
+    match build.meta(LANGUAGE_KEY)? {
+        None => Ok(text::Language::english()),
+        Some(code) => Ok(text::Language::from_code(&code)
+            .map_err(|e| anyhow::anyhow!("meta `{LANGUAGE_KEY}` of the database: {e}"))?),
+    }
+}
+
+/// Records the build's language, refusing to change it: stages re-run alone must agree with
+/// those that ran before.
+pub fn set_language(build: &Build, language: text::Language) -> Result<()> {
+    let current = build.meta(LANGUAGE_KEY)?;
+    if let Some(code) = current.filter(|c| c != language.code()) {
+        anyhow::bail!(
+            "the database was built for language {code:?}, not {:?}: rebuild it (with --corpus) \
+             to change its language",
+            language.code()
+        );
+    }
+    build.set_meta(LANGUAGE_KEY, language.code())
 }
 
 /// Records a stage's figures in `meta` as `stage.key`.

@@ -5,6 +5,9 @@
 //! Three passes over the text, each in parallel over batches of pages: token counts (the
 //! vocabulary), window co-occurrence, and for each card word's strongest clue words the page and
 //! sentence where they meet most (the evidence `explain` shows).
+//!
+//! The tokens, stopwords and the folding of forms follow the build's language (see
+//! [`relate::Vocab::build_for`]).
 
 use crate::{progress, record};
 use anyhow::{Result, bail};
@@ -82,7 +85,8 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         .map(|pg| pg.id)
         .collect();
     let threads = rayon::current_num_threads().max(1);
-    let pairs = PairSet::new(cards.iter().map(String::as_str));
+    let language = crate::language(build)?;
+    let pairs = PairSet::with_language(cards.iter().map(String::as_str), language);
     let mut times = Vec::new();
 
     let t = Instant::now();
@@ -94,8 +98,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     for t in types {
         all.merge(t);
     }
-    let inflector = text::Inflector::shared();
-    let mut vocab = Vocab::build(all.counts(), &cards, p.min_count, inflector);
+    let mut vocab = Vocab::build_for(all.counts(), &cards, p.min_count, language);
     times.push(("seconds_words", t.elapsed().as_secs_f64()));
 
     let t = Instant::now();

@@ -4,7 +4,9 @@
 //! (direction `clue_page`). For a clue word counted `n` times in a term page `q` of the term:
 //! `min(1, PR(q)/6) · (1 − 0.7ⁿ)` (direction `term_page`). The maximum per `(clue, term)` is kept
 //! with its provenance. A clue is a lower-case single word of letters a-z (see [`is_clue_for`]),
-//! never the term nor an inflection of it.
+//! never the term nor an inflection of it. In a language other than English ([`Rules::Stems`]),
+//! a clue is a lower-case word of letters of any script, three or more, not a stopword of the
+//! language, sharing no Snowball stem with the term or its words.
 
 use crate::{progress, record};
 use anyhow::Result;
@@ -43,18 +45,56 @@ pub fn is_clue_for(clue: &str, term: &str, inflector: &text::Inflector) -> bool 
             .all(|w| w != clue && !inflector.is_inflection_of(clue, w))
 }
 
+/// The rules of a language: which words may be clues, and which are inflections of one another.
+#[derive(Clone, Copy)]
+pub enum Rules<'i> {
+    /// English: WordNet, lemminflect and Porter2 ([`is_clue_for`], `Inflector::is_inflection_of`).
+    English(&'i text::Inflector),
+    /// Any other language: its Snowball stemmer and stopwords ([`text::Language`]).
+    Stems(text::Language),
+}
+
+impl<'i> Rules<'i> {
+    /// The rules of `language` (English's read the shared inflection tables).
+    pub fn of(language: text::Language) -> Rules<'static> {
+        if language.is_english() {
+            Rules::English(text::Inflector::shared())
+        } else {
+            Rules::Stems(language)
+        }
+    }
+
+    /// Whether `clue` may be a clue for `term`.
+    pub fn is_clue_for(&self, clue: &str, term: &str) -> bool {
+        match self {
+            Rules::English(inflector) => is_clue_for(clue, term, inflector),
+            Rules::Stems(language) => {
+                language.clue_shape(clue)
+                    && std::iter::once(term)
+                        .chain(term.split_whitespace())
+                        .all(|w| w != clue && !language.is_inflection_of(clue, w))
+            }
+        }
+    }
+}
+
 /// The best evidence per `(clue, term)`: the row with the highest score wins, the first offered
 /// on a tie. Rows scoring 0 and pairs [`is_clue_for`] refuses are dropped (judged once a pair).
 pub struct Best<'i> {
-    inflector: &'i text::Inflector,
+    rules: Rules<'i>,
     /// The best row so far per pair; `None` for a pair refused as a clue.
     rows: HashMap<(String, String), Option<ScoreRow>>,
 }
 
 impl<'i> Best<'i> {
     pub fn new(inflector: &'i text::Inflector) -> Self {
+        Best::with_rules(Rules::English(inflector))
+    }
+
+    /// Judges pairs by a language's rules.
+    pub fn with_rules(rules: Rules<'i>) -> Self {
         Best {
-            inflector,
+            rules,
             rows: HashMap::new(),
         }
     }
@@ -67,7 +107,7 @@ impl<'i> Best<'i> {
         use std::collections::hash_map::Entry;
         match self.rows.entry((row.clue.clone(), row.term.clone())) {
             Entry::Vacant(v) => {
-                let ok = is_clue_for(&row.clue, &row.term, self.inflector);
+                let ok = self.rules.is_clue_for(&row.clue, &row.term);
                 v.insert(ok.then_some(row));
             }
             Entry::Occupied(mut o) => {
@@ -104,6 +144,49 @@ impl<'i> Best<'i> {
 /// or the Porter2 stem — which every pair the rule accepts does (a shared lemma, one a form of
 /// the other, or the same stem), so nothing is missed.
 pub fn inflection_pairs(
+    forms: &BTreeSet<String>,
+    words: &BTreeSet<&str>,
+    inflector: &text::Inflector,
+) -> Vec<(String, String)> {
+    inflection_pairs_by(forms, words, Rules::English(inflector))
+}
+
+/// [`inflection_pairs`] by a language's rules: for [`Rules::Stems`], the pairs that are one word
+/// or share a Snowball stem.
+pub fn inflection_pairs_by(
+    forms: &BTreeSet<String>,
+    words: &BTreeSet<&str>,
+    rules: Rules<'_>,
+) -> Vec<(String, String)> {
+    let language = match rules {
+        Rules::English(inflector) => return english_inflection_pairs(forms, words, inflector),
+        Rules::Stems(language) => language,
+    };
+    let key = |w: &str| match w.rsplit_once(' ') {
+        Some((prefix, last)) => format!("{prefix} {}", language.stem(last)),
+        None => language.stem(w),
+    };
+    let mut by_key: HashMap<String, Vec<&str>> = HashMap::new();
+    for f in forms {
+        by_key.entry(key(f)).or_default().push(f);
+    }
+    let mut pairs: Vec<(String, String)> = words
+        .iter()
+        .flat_map(|w| {
+            by_key
+                .get(&key(w))
+                .into_iter()
+                .flatten()
+                .filter(|f| language.is_inflection_of(w, f))
+                .map(|f| (f.to_string(), w.to_string()))
+        })
+        .collect();
+    pairs.sort();
+    pairs.dedup();
+    pairs
+}
+
+fn english_inflection_pairs(
     forms: &BTreeSet<String>,
     words: &BTreeSet<&str>,
     inflector: &text::Inflector,
@@ -154,7 +237,7 @@ pub fn refresh_inflections(build: &Build) -> Result<usize> {
         .collect();
     let clues = reader.all_clues()?;
     let words: BTreeSet<&str> = clues.iter().map(String::as_str).collect();
-    let pairs = inflection_pairs(&forms, &words, text::Inflector::shared());
+    let pairs = inflection_pairs_by(&forms, &words, Rules::of(crate::language(build)?));
     build.begin()?;
     build.clear(&["inflections"])?;
     // Every form has a row for itself (a word is an inflection of itself under the rule): it
@@ -183,7 +266,7 @@ pub fn run(build: &Build) -> Result<()> {
     // Evidence rows judged, then score rows written (the length grows once they are known).
     let pb = progress::bar((counts.len() + chunks.len()) as u64, "rows");
     pb.set_prefix("scores");
-    let mut best = Best::new(text::Inflector::shared());
+    let mut best = Best::with_rules(Rules::of(crate::language(build)?));
     for c in counts {
         pb.inc(1);
         let Some(t) = title.get(&c.page_id) else {

@@ -7,6 +7,11 @@
 //! 3. `sense`: every page titled `T (sense)`;
 //! 4. `supplement`: the titles listed for `t` in `pipeline/term_pages.tsv`.
 //!
+//! `(disambiguation)` is English Wikipedia's qualifier. In a build of another language, every
+//! page `T (…)` flagged as a disambiguation page (`Bank (Begriffsklärung)`, `Banque (homonymie)`)
+//! is read as step 1's page: the flag (from `page_props` in a dump run) names them in any
+//! language, and the qualifiers differ.
+//!
 //! A `(term, page)` keeps the first origin found. Every listed term is looked up, covered or
 //! not before, so a new supplement takes effect on a re-run of this stage alone. Terms with no
 //! page stay in `terms` with `covered = 0`; their list goes to `meta` (`term_pages.uncovered`).
@@ -99,6 +104,18 @@ pub fn find(
     out_links: &HashMap<u64, Vec<u64>>,
     supplements: &[String],
 ) -> Vec<(u64, &'static str)> {
+    find_in(term, titles, out_links, supplements, false)
+}
+
+/// [`find`], where `any_qualifier` also reads every disambiguation page `T (…)` as the term's
+/// (a wiki whose qualifier is not `(disambiguation)`).
+pub fn find_in(
+    term: &str,
+    titles: &Titles,
+    out_links: &HashMap<u64, Vec<u64>>,
+    supplements: &[String],
+    any_qualifier: bool,
+) -> Vec<(u64, &'static str)> {
     let mut found: Vec<(u64, &'static str)> = Vec::new();
     let mut add = |id: u64, origin: &'static str| {
         if !found.iter().any(|(i, _)| *i == id) {
@@ -106,9 +123,15 @@ pub fn find(
         }
     };
     let dab_pages = [format!("{term} (disambiguation)"), term.to_string()];
+    let qualified = format!("{term} (");
+    let other_qualifiers = titles
+        .with_prefix(&qualified)
+        .filter(|_| any_qualifier)
+        .filter(|p| p.title.ends_with(')'));
     for dab in dab_pages
         .iter()
         .filter_map(|t| titles.resolve(t))
+        .chain(other_qualifiers)
         .filter(|p| p.is_disambiguation)
     {
         for dst in out_links.get(&dab.id).into_iter().flatten() {
@@ -182,9 +205,10 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     build.begin()?;
     build.clear(&["term_pages"])?;
     let mut by_origin: HashMap<&str, u64> = HashMap::new();
+    let any_qualifier = !crate::language(build)?.is_english();
     for t in &terms {
         let sup = supplements.get(t).map(Vec::as_slice).unwrap_or(&[]);
-        for (id, origin) in find(t, &titles, &out_links, sup) {
+        for (id, origin) in find_in(t, &titles, &out_links, sup, any_qualifier) {
             build.insert_term_page(t, id, origin)?;
             *by_origin.entry(origin).or_default() += 1;
         }

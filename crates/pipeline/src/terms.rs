@@ -8,7 +8,14 @@ use anyhow::Result;
 use store::Build;
 
 pub fn run(build: &Build, config: &Config) -> Result<()> {
-    let terms = inputs::read_terms(&config.inputs.join("terms.txt"))?;
+    let file = config
+        .terms
+        .clone()
+        .unwrap_or_else(|| config.inputs.join("terms.txt"));
+    let terms = inputs::read_terms(&file)?;
+    if terms.is_empty() {
+        anyhow::bail!("{}: no card word in this file", file.display());
+    }
     let synonyms_path = config.inputs.join("synonyms.tsv");
     let synonyms = if synonyms_path.exists() {
         inputs::read_pairs(&synonyms_path)?
@@ -35,6 +42,7 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         "terms",
         &[
             ("listed", terms.len().to_string()),
+            ("file", file.display().to_string()),
             ("synonyms", synonyms.len().to_string()),
         ],
     )

@@ -202,8 +202,12 @@ impl Lexicon for TextLexicon {
 /// a whole `clue-db suggest`. The table is complete for clues of `scores` against the forms it
 /// marks with a row for themselves (those of the terms covered when `scores` ran); any other
 /// pair asks [`TextLexicon`], so the answer is always the rule's.
+///
+/// The rules are the database's language's (its `meta` `language`, English when absent): a
+/// German database refuses German stopwords and words sharing a Snowball stem with a card.
 pub struct StoreLexicon<'s> {
     store: &'s Store<'s>,
+    language: text::Language,
     /// Per card form: the clues that inflect it, or `None` when the table does not cover it.
     forms: RefCell<HashMap<String, Option<HashSet<String>>>>,
     /// Per word: whether it is a clue of `scores`.
@@ -212,8 +216,15 @@ pub struct StoreLexicon<'s> {
 
 impl<'s> StoreLexicon<'s> {
     pub fn new(store: &'s Store<'s>) -> StoreLexicon<'s> {
+        let language = store
+            .meta("language")
+            .ok()
+            .flatten()
+            .and_then(|code| text::Language::from_code(&code).ok())
+            .unwrap_or_default();
         StoreLexicon {
             store,
+            language,
             forms: RefCell::default(),
             clues: RefCell::default(),
         }
@@ -245,10 +256,10 @@ impl Lexicon for StoreLexicon<'_> {
     fn is_inflection_of(&self, a: &str, b: &str) -> bool {
         self.table_says(b, a)
             .or_else(|| self.table_says(a, b))
-            .unwrap_or_else(|| TextLexicon.is_inflection_of(a, b))
+            .unwrap_or_else(|| self.language.is_inflection_of(a, b))
     }
     fn is_stopword(&self, w: &str) -> bool {
-        text::is_stopword(w)
+        self.language.is_stopword(w)
     }
 }
 

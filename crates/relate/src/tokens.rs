@@ -1,5 +1,7 @@
 //! Running text as sentences of content words: lower-case, stopwords dropped, and the two-word
 //! card words joined into one token (`new york`), so that a window counts content words only.
+//! The stopwords are the corpus language's ([`PairSet::with_language`]); English, by default,
+//! lower-cases ASCII letters only, as it always has, and other languages every letter.
 
 use std::collections::HashSet;
 
@@ -20,17 +22,30 @@ pub struct Sentences<'p> {
     out_len: usize,
 }
 
-/// The two-word card words, looked up by their first word.
+/// The two-word card words, looked up by their first word, and the language whose stopwords
+/// are dropped: how running text becomes tokens.
 #[derive(Debug, Clone, Default)]
 pub struct PairSet {
     pairs: HashSet<(String, String)>,
     firsts: HashSet<String>,
+    language: text::Language,
 }
 
 impl PairSet {
-    /// From card words; only those of exactly two words matter.
+    /// From card words; only those of exactly two words matter. English text.
     pub fn new<'a>(words: impl IntoIterator<Item = &'a str>) -> PairSet {
-        let mut s = PairSet::default();
+        PairSet::with_language(words, text::Language::english())
+    }
+
+    /// From card words, for text in `language`.
+    pub fn with_language<'a>(
+        words: impl IntoIterator<Item = &'a str>,
+        language: text::Language,
+    ) -> PairSet {
+        let mut s = PairSet {
+            language,
+            ..PairSet::default()
+        };
         for w in words {
             let parts: Vec<&str> = w.split_whitespace().collect();
             if let [a, b] = parts.as_slice() {
@@ -101,8 +116,12 @@ impl<'p> Sentences<'p> {
         }
         let slot = &mut self.raw[self.raw_len];
         slot.clear();
-        slot.push_str(word);
-        slot.make_ascii_lowercase();
+        if self.pairs.language.is_english() || word.is_ascii() {
+            slot.push_str(word);
+            slot.make_ascii_lowercase();
+        } else {
+            slot.extend(word.chars().flat_map(char::to_lowercase));
+        }
         self.raw_len += 1;
     }
 
@@ -135,7 +154,13 @@ impl<'p> Sentences<'p> {
                 continue;
             }
             let w = &raw[k];
-            if w.len() > 1 && !text::is_stopword(w) {
+            let language = self.pairs.language;
+            let keep = if language.is_english() {
+                w.len() > 1 && !text::is_stopword(w)
+            } else {
+                w.chars().nth(1).is_some() && !language.is_stopword(w)
+            };
+            if keep {
                 self.emit(&[w]);
             }
             k += 1;
@@ -152,6 +177,15 @@ impl<'p> Sentences<'p> {
 /// space).
 pub fn is_word(w: &str) -> bool {
     !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b == b' ')
+}
+
+/// [`is_word`] for a language: English's rule, else lower-case letters of any script (and the
+/// space of two-word cards).
+pub fn is_word_in(w: &str, language: text::Language) -> bool {
+    if language.is_english() {
+        return is_word(w);
+    }
+    !w.is_empty() && w.split(' ').all(|part| language.is_word(part))
 }
 
 #[cfg(test)]

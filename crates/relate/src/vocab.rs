@@ -2,10 +2,14 @@
 //! their singular (`apples` → `apple`, `mice` → `mouse`), named by the member people write most
 //! (`data`, not WordNet's `datum`), or by the card word when a card is a member. Every card word
 //! is in; a clue candidate is a word of letters a-z seen at least `min_count` times.
+//!
+//! In a language other than English ([`Vocab::build_for`]) there is no WordNet: forms fold by
+//! their Snowball stem instead (`bank`, `banken`, `bänke`; this folds more than plurals), and a
+//! candidate is a lower-case word of letters of any script, three or more, not a stopword.
 
 use std::collections::HashMap;
 
-use crate::tokens::is_word;
+use crate::tokens::{is_word, is_word_in};
 
 /// Words with ids: the rows and columns of every matrix of this crate.
 #[derive(Debug, Clone, Default)]
@@ -61,6 +65,47 @@ impl Vocab {
                 w.to_string()
             }
         };
+        Vocab::build_with(types, cards, min_count, key_of, is_word, |w| {
+            clue_shape(w, inflector)
+        })
+    }
+
+    /// [`Vocab::build`] for a corpus in `language`: English's is [`Vocab::build`] with the shared
+    /// inflection tables; any other folds forms by their Snowball stem.
+    pub fn build_for(
+        types: &HashMap<String, u64>,
+        cards: &[String],
+        min_count: u64,
+        language: text::Language,
+    ) -> Vocab {
+        if language.is_english() {
+            return Vocab::build(types, cards, min_count, text::Inflector::shared());
+        }
+        let key_of = |w: &str| -> String {
+            if w.contains(' ') {
+                return w.to_string();
+            }
+            // `#` keeps a stem apart from a word that happens to be spelt as it.
+            format!("#{}", language.stem(w))
+        };
+        Vocab::build_with(
+            types,
+            cards,
+            min_count,
+            key_of,
+            |w| is_word_in(w, language),
+            |w| language.clue_shape(w),
+        )
+    }
+
+    fn build_with(
+        types: &HashMap<String, u64>,
+        cards: &[String],
+        min_count: u64,
+        key_of: impl Fn(&str) -> String,
+        is_word: impl Fn(&str) -> bool,
+        clue_shape: impl Fn(&str) -> bool,
+    ) -> Vocab {
         let card_keys: HashMap<String, &String> = cards.iter().map(|c| (key_of(c), c)).collect();
         // Class → (members with counts, total).
         let mut classes: HashMap<String, Class> = HashMap::new();
@@ -87,7 +132,7 @@ impl Vocab {
                 Some(card) => (*card).clone(),
                 None => members.first().map_or(key.clone(), |m| m.0.to_string()),
             };
-            let candidate = total >= min_count && clue_shape(&name, inflector);
+            let candidate = total >= min_count && clue_shape(&name);
             if !candidate && !card_keys.contains_key(&key) {
                 continue;
             }

@@ -133,6 +133,17 @@ impl Build {
         Ok(n == 1)
     }
 
+    /// Marks a stored page as a disambiguation page (SQL `page_props` dumps come apart from
+    /// `page`). Returns false when no page has that id: `page_props` covers every namespace,
+    /// and a page left out of the build has nothing to mark.
+    pub fn set_disambiguation(&self, id: u64) -> Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached("UPDATE pages SET is_disambiguation = 1 WHERE id = ?1")?
+            .execute(params![db_id(id)?])?;
+        Ok(n == 1)
+    }
+
     /// Stages a link from page `src` to the page titled `title` in namespace `ns`.
     pub fn stage_link(&self, src: u64, ns: i32, title: &str) -> Result<()> {
         self.ensure_staging()?;

@@ -21,6 +21,7 @@
 use crate::Analysis;
 use crate::hash::FxHashMap;
 use crate::inflect::Inflector;
+use crate::lang::Language;
 use crate::pos::Upos;
 use crate::tokens::{joined, tokenize};
 use std::ops::Range;
@@ -71,6 +72,23 @@ impl TermForms {
                     .filter(|&u| inflector.is_form_as(&form, lemma, u))
                     .fold(0, |bits, u| bits | tag_bit(u));
                 out.push(&form, tags);
+            }
+        }
+        out
+    }
+
+    /// For a language without WordNet ([`TermIndex::with_language`]): the term and its synonyms
+    /// as written, under any tag, and the Snowball stem of each one-word one, so that every token
+    /// with that stem counts (`bänke`, `banken` for `bank`).
+    pub fn stemmed(term: &str, synonyms: &[&str], language: Language) -> TermForms {
+        let mut out = TermForms::from_forms(term, synonyms);
+        for lemma in std::iter::once(term).chain(synonyms.iter().copied()) {
+            let lower = lemma.trim().to_lowercase();
+            if language.is_word(&lower) && lower.chars().count() >= 3 {
+                let stem = language.stem(&lower);
+                if !stem.is_empty() && !out.stems.contains(&stem) {
+                    out.stems.push(stem);
+                }
             }
         }
         out
@@ -157,6 +175,9 @@ pub struct TermIndex {
     /// Which first two letters those stems have: a token is only stemmed when its own first two
     /// letters are here (Porter2 keeps a word's start), so most tokens cost one array look-up.
     stem_heads: Vec<bool>,
+    /// A language other than English: its stemmer matches every word of three letters or more
+    /// against `by_stem` (there is no WordNet to tell known words apart).
+    language: Option<Language>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -203,12 +224,53 @@ impl TermIndex {
             by_first,
             by_stem,
             stem_heads,
+            language: None,
         }
+    }
+
+    /// Indexes terms of a language other than English (made by [`TermForms::stemmed`]): a token
+    /// counts for a term when it is one of its forms or has one of its stems. English gives
+    /// [`TermIndex::new`].
+    pub fn with_language(terms: Vec<TermForms>, language: Language) -> TermIndex {
+        if language.is_english() {
+            return TermIndex::new(terms);
+        }
+        let mut index = TermIndex::new(Vec::new());
+        for (t, term) in terms.iter().enumerate() {
+            for (f, form) in term.forms.iter().enumerate() {
+                if let Some(first) = form.first() {
+                    index
+                        .by_first
+                        .entry(first.as_str().into())
+                        .or_default()
+                        .push((t as u32, f as u32));
+                }
+            }
+            for stem in &term.stems {
+                index
+                    .by_stem
+                    .entry(stem.as_str().into())
+                    .or_default()
+                    .push(t as u32);
+            }
+        }
+        index.terms = terms;
+        index.language = Some(language);
+        index
     }
 
     /// The terms token `word` counts for through the stemmer fallback: those whose stem it has,
     /// when WordNet does not know it (a known word has its own lemma, and is not a guess).
     fn stem_matches(&self, word: &str) -> &[u32] {
+        if let Some(language) = self.language {
+            if self.by_stem.is_empty() || word.chars().nth(2).is_none() || !language.is_word(word) {
+                return &[];
+            }
+            return self
+                .by_stem
+                .get(language.stem(word).as_str())
+                .map_or(&[], Vec::as_slice);
+        }
         if self.stem_heads.is_empty() || !is_stemmable(word) || !self.stem_heads[head(word)] {
             return &[];
         }

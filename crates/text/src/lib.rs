@@ -1,5 +1,7 @@
 //! English text analysis for clue-db: tokens, sentences, inflections, parts of speech, named
-//! entities, noun chunks and stopwords — all offline, from data vendored in `data/`.
+//! entities, noun chunks and stopwords — all offline, from data vendored in `data/`. Other
+//! languages get tokens, sentences, their Snowball stemmer and stopwords ([`Language`],
+//! [`analyze_untagged`]).
 //!
 //! The usual entry point is [`analyze`], which tokenises, splits sentences, tags and finds
 //! entities once per page; [`TermIndex`] then counts terms in the [`Analysis`] the way the
@@ -21,6 +23,7 @@ mod count;
 mod entities;
 mod hash;
 mod inflect;
+mod lang;
 mod pos;
 mod sentences;
 mod stopwords;
@@ -30,6 +33,7 @@ pub use chunks::{NounChunk, noun_chunks};
 pub use count::{TermCount, TermForms, TermIndex, count_term};
 pub use entities::{Entity, find_entities};
 pub use inflect::{Inflector, InflectorStats};
+pub use lang::Language;
 pub use pos::{Tagger, Upos};
 pub use sentences::{Sentence, sentences, split as split_sentences};
 pub use stopwords::{is_stopword, stopwords};
@@ -49,6 +53,9 @@ pub enum TextError {
     /// A part-of-speech tag name that is not UPOS.
     #[error("unknown part-of-speech tag {0:?}")]
     UnknownTag(String),
+    /// A language with no stemmer here (the code, then the supported codes).
+    #[error("no stemmer for language {0:?}; supported: {1} (pass --lang with one of them)")]
+    Language(String, String),
 }
 
 /// No entity / no sentence.
@@ -116,6 +123,16 @@ impl<'a> Analysis<'a> {
 
 /// Tokenises, splits into sentences, tags each sentence and finds entities.
 pub fn analyze<'a>(text: &'a str, tagger: &Tagger) -> Analysis<'a> {
+    analyze_with(text, Some(tagger))
+}
+
+/// Tokens and sentences only, for a language without a tagger: every token is tagged
+/// [`Upos::X`] and there are no entities (finding them needs the tags).
+pub fn analyze_untagged(text: &str) -> Analysis<'_> {
+    analyze_with(text, None)
+}
+
+fn analyze_with<'a>(text: &'a str, tagger: Option<&Tagger>) -> Analysis<'a> {
     let tokens = tokenize(text);
     let sentences = split_sentences(text, &tokens);
     let mut lower = String::with_capacity(text.len());
@@ -143,9 +160,14 @@ pub fn analyze<'a>(text: &'a str, tagger: &Tagger) -> Analysis<'a> {
             lowers.push(lower_slice(&lower, &lower_end, i));
             sentence_of[i] = s as u32;
         }
-        classes.clear();
-        tagger.tag_into(&words, &lowers, &mut infos, &mut classes);
-        tags.extend(classes.iter().map(|&c| tagger.upos_of(c)));
+        match tagger {
+            Some(tagger) => {
+                classes.clear();
+                tagger.tag_into(&words, &lowers, &mut infos, &mut classes);
+                tags.extend(classes.iter().map(|&c| tagger.upos_of(c)));
+            }
+            None => tags.extend(words.iter().map(|_| Upos::X)),
+        }
     }
     let mut analysis = Analysis {
         text,
@@ -158,7 +180,10 @@ pub fn analyze<'a>(text: &'a str, tagger: &Tagger) -> Analysis<'a> {
         lower,
         lower_end,
     };
-    analysis.entities = find_entities(text, &analysis.tokens, &analysis.tags, &analysis.sentences);
+    if tagger.is_some() {
+        analysis.entities =
+            find_entities(text, &analysis.tokens, &analysis.tags, &analysis.sentences);
+    }
     for (e, entity) in analysis.entities.iter().enumerate() {
         for i in entity.tokens.clone() {
             analysis.entity_of[i] = e as u32;

@@ -1,10 +1,12 @@
-//! MediaWiki SQL dumps (`page`, `redirect`, `linktarget`, `pagelinks`), as mysqldump writes them.
+//! MediaWiki SQL dumps (`page`, `redirect`, `linktarget`, `pagelinks`, `page_props`), as mysqldump
+//! writes them.
 //!
 //! Wikimedia publishes its link tables as `INSERT INTO \`t\` VALUES (..),(..);` statements whose
 //! lines run to about a megabyte each. [`SqlReader`] streams those rows one tuple at a time from a
 //! `.sql` file or a compressed one (see [`crate::io::open`]) with one reused line buffer, so memory
 //! stays flat whatever the size of the dump. The typed readers ([`read_pages`], [`read_redirects`],
-//! [`read_linktargets`], [`read_pagelinks`]) find their columns by *name* in the `CREATE TABLE`
+//! [`read_linktargets`], [`read_pagelinks`], [`read_page_props`], [`read_disambiguations`]) find
+//! their columns by *name* in the `CREATE TABLE`
 //! statement, because the layout changes between MediaWiki versions (`page_lang` was added,
 //! `pagelinks` moved its target into `linktarget` in 2024).
 //!
@@ -1051,6 +1053,64 @@ impl SqlRecord for PageLinkRow {
     }
 }
 
+/// A row of the `page_props` table: page `page` has property `name` with value `value`.
+///
+/// Wikimedia's `page_props` dump holds every property of every page (`wikibase_item`,
+/// `page_image_free`, `defaultsort`, …): for enwiki some 30 million rows, of which about 1 % say
+/// `disambiguation`. [`read_disambiguations`] reads only those, without decoding the others.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PagePropRow {
+    pub page: u64,
+    /// `pp_propname`: `disambiguation`, `wikibase_item`, `displaytitle`, …
+    pub name: String,
+    /// `pp_value` (a `blob`), decoded as UTF-8 with invalid bytes replaced: the values are
+    /// free-form (a Wikidata id, a sort key, a serialized number), not titles.
+    pub value: String,
+}
+
+impl SqlRecord for PagePropRow {
+    type Columns = [usize; 3];
+
+    fn columns(names: &[String]) -> std::result::Result<Self::Columns, String> {
+        find_columns(names, ["pp_page", "pp_propname", "pp_value"])
+    }
+
+    fn build(row: &Row<'_>, c: &Self::Columns) -> Result<Option<Self>> {
+        Ok(Some(PagePropRow {
+            page: row.u64(c[0])?,
+            name: row.text(c[1])?.to_string(),
+            value: String::from_utf8_lossy(row.bytes(c[2])?).into_owned(),
+        }))
+    }
+}
+
+/// The property that marks a disambiguation page (set by the Disambiguator extension's
+/// `__DISAMBIG__`, which every disambiguation template of every Wikipedia emits).
+pub const DISAMBIGUATION_PROP: &[u8] = b"disambiguation";
+
+/// A page that `page_props` marks as a disambiguation page: the `pp_page` of a row whose
+/// `pp_propname` is [`DISAMBIGUATION_PROP`]. Other rows are skipped without decoding their
+/// name as text or copying their value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Disambiguation(pub u64);
+
+impl SqlRecord for Disambiguation {
+    /// `pp_page`, `pp_propname`; `pp_value` is looked for too, so that a table of another
+    /// layout is refused rather than read wrong.
+    type Columns = [usize; 3];
+
+    fn columns(names: &[String]) -> std::result::Result<Self::Columns, String> {
+        PagePropRow::columns(names)
+    }
+
+    fn build(row: &Row<'_>, c: &Self::Columns) -> Result<Option<Self>> {
+        if row.bytes(c[1])? != DISAMBIGUATION_PROP {
+            return Ok(None);
+        }
+        Ok(Some(Disambiguation(row.u64(c[0])?)))
+    }
+}
+
 /// Rows of a `page` dump (`*-page.sql.gz`).
 pub fn read_pages(path: &Path, progress: &Progress) -> Result<Records<PageRow>> {
     Ok(Records::new(SqlReader::open(path, progress)?))
@@ -1068,6 +1128,17 @@ pub fn read_linktargets(path: &Path, progress: &Progress) -> Result<Records<Link
 
 /// Rows of a `pagelinks` dump (`*-pagelinks.sql.gz`), in either layout.
 pub fn read_pagelinks(path: &Path, progress: &Progress) -> Result<Records<PageLinkRow>> {
+    Ok(Records::new(SqlReader::open(path, progress)?))
+}
+
+/// Every row of a `page_props` dump (`*-page_props.sql.gz`).
+pub fn read_page_props(path: &Path, progress: &Progress) -> Result<Records<PagePropRow>> {
+    Ok(Records::new(SqlReader::open(path, progress)?))
+}
+
+/// The disambiguation pages of a `page_props` dump, in file order: the only rows of that table
+/// clue-db uses. Streams like every reader here: the other properties are parsed and dropped.
+pub fn read_disambiguations(path: &Path, progress: &Progress) -> Result<Records<Disambiguation>> {
     Ok(Records::new(SqlReader::open(path, progress)?))
 }
 
@@ -1157,6 +1228,40 @@ mod tests {
         assert!(err.to_string().contains("tuple was expected"), "{err}");
         let err = all("INSERT INTO `t` VALUES (99999999999999999999);").unwrap_err();
         assert!(err.to_string().contains("bad number"), "{err}");
+    }
+
+    #[test]
+    fn page_props_by_column_name_and_only_disambiguations() {
+        // MediaWiki's columns, in an order of another version: found by name.
+        let text = "CREATE TABLE `page_props` (\n  `pp_propname` varbinary(60) NOT NULL,\n  \
+                    `pp_page` int(10) unsigned NOT NULL,\n  `pp_sortkey` float DEFAULT NULL,\n  \
+                    `pp_value` blob NOT NULL,\n  PRIMARY KEY (`pp_page`,`pp_propname`)\n);\n\
+                    INSERT INTO `page_props` VALUES ('disambiguation',3,NULL,''),\
+                    ('wikibase_item',3,NULL,'Q1'),('page_image_free',4,NULL,_binary '\\xff'),\
+                    ('disambiguation',9,NULL,'');\n";
+        let props: Vec<PagePropRow> = Records::new(reader(text)).collect::<Result<_>>().unwrap();
+        assert_eq!(props.len(), 4);
+        assert_eq!(
+            props[1],
+            PagePropRow {
+                page: 3,
+                name: "wikibase_item".into(),
+                value: "Q1".into()
+            }
+        );
+        let pages: Vec<u64> = Records::<Disambiguation>::new(reader(text))
+            .map(|d| d.map(|d| d.0))
+            .collect::<Result<_>>()
+            .unwrap();
+        assert_eq!(pages, [3, 9]);
+        let err = Records::<Disambiguation>::new(reader(
+            "CREATE TABLE `page_props` (\n  `pp_page` int,\n  `pp_name` varbinary(60)\n);\n\
+             INSERT INTO `page_props` VALUES (1,'disambiguation');\n",
+        ))
+        .next()
+        .unwrap()
+        .unwrap_err();
+        assert!(err.to_string().contains("no column `pp_propname`"), "{err}");
     }
 
     #[test]
