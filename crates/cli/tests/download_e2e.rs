@@ -28,6 +28,16 @@ fn download(server: &Server, dir: &Path, extra: &[&str]) -> common::Run {
     clue_db(args)
 }
 
+/// The `Range` headers of the requests for the file with this suffix, in order.
+fn ranges_asked(server: &Server, suffix: &str) -> Vec<String> {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with(suffix))
+        .filter_map(|r| r.headers.get("range").cloned())
+        .collect()
+}
+
 fn run_dir(dir: &Path) -> PathBuf {
     dir.join(WIKI).join(DONE_DATE)
 }
@@ -115,12 +125,7 @@ fn download_resumes_a_cut_file_with_range() {
     let dir = tempfile::tempdir().unwrap();
     let run = download(&server, dir.path(), &["--date", DONE_DATE]).ok();
     assert!(run.stderr.contains("connection lost"), "{}", run.stderr);
-    let ranges: Vec<String> = server
-        .requests()
-        .iter()
-        .filter(|r| r.path.ends_with(multistream))
-        .filter_map(|r| r.headers.get("range").cloned())
-        .collect();
+    let ranges = ranges_asked(&server, multistream);
     assert_eq!(ranges, ["bytes=500000-"]);
     assert!(std::fs::read(path_of(dir.path(), multistream)).unwrap() == dumps::file(multistream));
 }
@@ -223,12 +228,7 @@ fn download_interrupted_by_ctrl_c_keeps_the_part_and_resumes_it() {
 
     let run = download(&server, dir.path(), &["--date", DONE_DATE]).ok();
     assert!(run.stderr.contains("resumed at"), "{}", run.stderr);
-    let ranges: Vec<String> = server
-        .requests()
-        .iter()
-        .filter(|r| r.path.ends_with(multistream))
-        .filter_map(|r| r.headers.get("range").cloned())
-        .collect();
+    let ranges = ranges_asked(&server, multistream);
     assert_eq!(ranges, [format!("bytes={stall}-")]);
     assert!(std::fs::read(path_of(dir.path(), multistream)).unwrap() == dumps::file(multistream));
     assert!(!part.exists());

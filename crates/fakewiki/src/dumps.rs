@@ -85,7 +85,7 @@ pub fn files() -> &'static [(&'static str, Vec<u8>)] {
             (SUFFIXES[3], gzip(REDIRECT_SQL.as_bytes())),
             (SUFFIXES[4], gzip(&read("test-20240901-pagelinks.sql"))),
             (SUFFIXES[5], gzip(&read("test-20240901-linktarget.sql"))),
-            (SUFFIXES[6], gzip(PAGE_PROPS_SQL.as_bytes())),
+            (SUFFIXES[6], gzip(page_props_sql().as_bytes())),
         ]
     })
 }
@@ -186,30 +186,20 @@ INSERT INTO `redirect` VALUES (20,4,'General_disclaimers','',''),(21,4,'About_th
 -- Dump completed on 2024-09-01  0:12:34
 ";
 
-/// The `page_props` table in mysqldump's form: `disambiguation` on pages 1 and 11 of
-/// `test-20240901-page.sql`, and two properties of other kinds.
-const PAGE_PROPS_SQL: &str = "-- MySQL dump 10.19  Distrib 10.5.23-MariaDB, for debian-linux-gnu (x86_64)
---
--- Host: db1166    Database: testwiki
--- ------------------------------------------------------
-
-DROP TABLE IF EXISTS `page_props`;
-CREATE TABLE `page_props` (
-  `pp_page` int(10) unsigned NOT NULL,
-  `pp_propname` varbinary(60) NOT NULL,
-  `pp_value` blob NOT NULL,
-  `pp_sortkey` float DEFAULT NULL,
-  PRIMARY KEY (`pp_page`,`pp_propname`),
-  UNIQUE KEY `pp_propname_page` (`pp_propname`,`pp_page`),
-  UNIQUE KEY `pp_propname_sortkey_page` (`pp_propname`,`pp_sortkey`,`pp_page`)
-) ENGINE=InnoDB DEFAULT CHARSET=binary;
-
-/*!40000 ALTER TABLE `page_props` DISABLE KEYS */;
-INSERT INTO `page_props` VALUES (1,'disambiguation','',NULL),(1,'wikibase_item','Q5296',NULL),(11,'disambiguation','',NULL),(12,'defaultsort','Operator',NULL);
-/*!40000 ALTER TABLE `page_props` ENABLE KEYS */;
-
--- Dump completed on 2024-09-01  0:12:40
-";
+/// The `page_props` table in mysqldump's form ([`crate::dump_run::page_props_sql`]):
+/// `disambiguation` on pages 1 and 11 of `test-20240901-page.sql`, and two properties of other
+/// kinds.
+fn page_props_sql() -> String {
+    crate::dump_run::page_props_sql(
+        "testwiki",
+        &[
+            (1, "disambiguation", ""),
+            (1, "wikibase_item", "Q5296"),
+            (11, "disambiguation", ""),
+            (12, "defaultsort", "Operator"),
+        ],
+    )
+}
 
 /// A fault the server injects.
 #[derive(Debug, Clone)]
