@@ -2,7 +2,8 @@
 //! of their relatedness with the clue, so a card is a target only when the clue relates to it
 //! more than to every card to avoid, by a margin for each kind of card: the opponent's cards
 //! (a wrong guess that also helps the other team), bystanders (a wrong guess that only ends the
-//! turn) and the assassin (the game). The number is how many targets clear all three margins.
+//! turn) and the assassin (the game). The number is how many targets clear all three margins,
+//! plus at most one last target (below).
 //!
 //! Relatedness is the `relatedness` stage's dense score (every card word with every clue word:
 //! a missing value never reads as "unrelated"). A card word the database does not know is never
@@ -12,7 +13,9 @@
 //! A target's *safety* is the share λ of the margins it clears (λ ≥ 1: all of them). When no
 //! clue clears the whole margins for any card, they are relaxed in steps (¾, ½, ¼, just above
 //! 0: the target still ranks above every card to avoid); `"clue": null` only when no clue ranks
-//! any team card first. Ranking: more targets first; among clues with as many, the safer weakest
+//! any team card first. A clue may add one last target that clears only the assassin's margin
+//! and ranks above the other cards to avoid (a miss there ends the turn, not the game: see
+//! [`last_target`]). Ranking: more targets first; among clues with as many, the safer weakest
 //! target (the safety predicts the guesser: README, "Quality"). Games call [`fallback`] when
 //! there is no clue at all, rather than pass turn after turn.
 
@@ -36,8 +39,16 @@ pub struct RelatednessParams {
     pub assassin_margin: f64,
     /// The most targets one clue may have (the guesser's errors compound with each card).
     pub max_count: usize,
+    /// Whether a clue may add one last target that clears only the assassin's margin and ranks
+    /// above the other cards to avoid ([`last_target`]).
+    #[serde(default = "yes")]
+    pub last_target: bool,
     /// How many suggestions to return.
     pub top: usize,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for RelatednessParams {
@@ -47,6 +58,7 @@ impl Default for RelatednessParams {
             neutral_margin: DEFAULT_NEUTRAL_MARGIN,
             assassin_margin: DEFAULT_ASSASSIN_MARGIN,
             max_count: 4,
+            last_target: true,
             top: 10,
         }
     }
@@ -183,6 +195,9 @@ pub fn suggest(
         );
         targets.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
         targets.truncate(p.max_count.max(1));
+        if p.last_target && !targets.is_empty() && targets.len() < p.max_count {
+            targets.extend(last_target(&rows, j, level, &margins, &targets));
+        }
         let Some(weakest) = targets.last() else {
             continue;
         };
@@ -200,6 +215,31 @@ pub fn suggest(
         .filter(|s| legality.allows(&s.clue))
         .take(p.top)
         .collect())
+}
+
+/// The one further target a clue may add after those that clear the margins at `level`: the
+/// guesser reaches it only after every other target was right, and a miss there only ends the
+/// turn, unless it is the assassin. So it must clear the assassin's margin at the level, but
+/// only rank above every opponent card and bystander. The safest such team card, with its
+/// safety (below `level`, above 0).
+fn last_target<'r>(
+    rows: &'r Rows,
+    j: usize,
+    level: f64,
+    margins: &[f64; 3],
+    targets: &[(&String, f64)],
+) -> Option<(&'r String, f64)> {
+    let [opp, neutral, assassin] = rows.avoid[j];
+    rows.pos
+        .iter()
+        .filter(|(w, _)| !targets.iter().any(|t| t.0 == w))
+        .filter_map(|(w, v)| {
+            let s = v[j] as f64;
+            let clears_assassin = safety(s, &[(assassin, margins[2])]) >= level;
+            let l = safety(s, &[(opp, margins[0]), (neutral, margins[1])]);
+            (clears_assassin && l > 0.0).then_some((w, l))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(a.0)))
 }
 
 /// A clue for when no clue is safe: rather than pass turn after turn, lead the team card that

@@ -351,6 +351,45 @@ fn the_number_is_what_the_margins_support_and_at_most_max_count() {
 }
 
 #[test]
+fn a_last_target_needs_the_assassin_margin_but_only_to_rank_above_the_others() {
+    let cards = card_words(3);
+    let pos: Vec<&str> = cards.iter().map(String::as_str).collect();
+    // "crimson": 9.0 with two team cards, 4.5 with the third; the opponent card at 4.0 (the
+    // third is inside its margin of 2 but above it), the bystander at 3.0.
+    let board = |assassin: f32| {
+        let mut k = MemoryKnowledge::default();
+        for (c, s) in cards.iter().zip([9.0, 9.0, 4.5]) {
+            k.relate("crimson", c, s);
+        }
+        k.relate("crimson", "fire", 4.0)
+            .relate("crimson", "desk", 3.0)
+            .relate("crimson", "opera", assassin);
+        k
+    };
+    let req = request(&pos, &["fire"], &["desk"], Some("opera"));
+    let p = RelatednessParams::default();
+    // The assassin at 0.5: 4.5 clears its margin of 4, so the third card is the last target.
+    let got = related(&board(0.5), &req, &p);
+    assert_eq!((got[0].clue.as_str(), got[0].count), ("crimson", 3));
+    assert_eq!(got[0].targets[2], cards[2]);
+    // Its safety is its share of the opponent's margin: (4.5 - 4.0) / 2 = 0.25, squashed.
+    assert!((got[0].score - (3.0 + 0.25 / 1.25)).abs() < 1e-6);
+    // The assassin at 1.0: 4.5 is inside its margin (1.0 + 4 = 5.0): two targets.
+    let got = related(&board(1.0), &req, &p);
+    assert_eq!(got[0].count, 2);
+    // Below an opponent card it is no target either.
+    let mut k = board(0.5);
+    k.relate("crimson", "fire", 4.6);
+    assert_eq!(related(&k, &req, &p)[0].count, 2);
+    // Off, the number is what the full margins support.
+    let off = RelatednessParams {
+        last_target: false,
+        ..p
+    };
+    assert_eq!(related(&board(0.5), &req, &off)[0].count, 2);
+}
+
+#[test]
 fn a_clue_given_before_is_never_suggested_again() {
     let (k, mut req) = hub_board();
     let board = req.board_words();

@@ -94,7 +94,9 @@ impl<'p> Sentences<'p> {
             if is_word {
                 start.get_or_insert(i);
             } else {
-                if let Some(s) = start.take() {
+                if let Some(s) = start.take()
+                    && !not_a_word(&text[s..i], &text[i..])
+                {
                     self.push_word(&text[s..i]);
                 }
                 if matches!(b, b'.' | b'!' | b'?' | b';' | b'\n') {
@@ -173,6 +175,24 @@ impl<'p> Sentences<'p> {
     }
 }
 
+/// Whether `word`, followed by `rest`, is no word of the text: WikiExtractor's placeholders for
+/// formulas and code (`formula_1`, `codice_2`: the word joined to digits by `_`), and the first
+/// half of a negated auxiliary split at its apostrophe (`couldn't` → `couldn`, `didn`, `isn`),
+/// which the stopword list holds whole. Either would otherwise count as a frequent word, and
+/// become a clue no one would give.
+fn not_a_word(word: &str, rest: &str) -> bool {
+    let r = rest.as_bytes();
+    let placeholder = r.first() == Some(&b'_') && r.get(1).is_some_and(u8::is_ascii_digit);
+    let negation = word.len() > 2
+        && word.ends_with(['n', 'N'])
+        && (rest.starts_with("'t") || rest.starts_with("\u{2019}t"))
+        && !rest[if r[0] == b'\'' { 2 } else { 4 }..]
+            .chars()
+            .next()
+            .is_some_and(char::is_alphanumeric);
+    placeholder || negation
+}
+
 /// Whether a token can be a vocabulary word: ASCII letters a-z only (two-word cards have their
 /// space).
 pub fn is_word(w: &str) -> bool {
@@ -210,6 +230,21 @@ mod tests {
                 vec!["apple", "fell"],
                 vec!["new york", "park"],
                 vec!["café", "1990"],
+            ]
+        );
+    }
+
+    #[test]
+    fn placeholders_and_split_negations_are_no_words() {
+        assert_eq!(
+            sentences(
+                "The value formula_1 was codice_2 in Formula One. He couldn't find it; it isn\u{2019}t. Turn left at Lynn'tree.",
+                &[]
+            ),
+            vec![
+                vec!["value", "formula", "one"],
+                vec!["find"],
+                vec!["turn", "left", "lynn", "tree"],
             ]
         );
     }

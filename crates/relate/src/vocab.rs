@@ -1,5 +1,6 @@
 //! The vocabulary: which words get a row of the co-occurrence matrix. Plural nouns fold into
-//! their singular (`apples` → `apple`, `mice` → `mouse`), named by the member people write most
+//! their singular (`apples` → `apple`, `mice` → `mouse`; verb forms do not: `mounted` is not
+//! `mount`), named by the member people write most
 //! (`data`, not WordNet's `datum`), or by the card word when a card is a member. Every card word
 //! is in; a clue candidate is a word of letters a-z seen at least `min_count` times.
 //!
@@ -53,13 +54,21 @@ impl Vocab {
         min_count: u64,
         inflector: &text::Inflector,
     ) -> Vocab {
-        // Class key of each form: its noun lemma when that is a plain word, else itself.
+        // Class key of each form: its noun lemma when that is a plain word and the form is a
+        // noun form of it, else itself. Only noun forms: `lemma` falls back to any lemma, and a
+        // card would then take in its verb's past tense (`mounted` → `mount`, `locked` →
+        // `lock`), whose company is the verb's (`turret`, `cockpit`), not the card's
+        // (`summit`, `valley`).
         let key_of = |w: &str| -> String {
             if w.contains(' ') {
                 return w.to_string();
             }
             let l = inflector.lemma(w, text::Upos::Noun);
-            if l != w && is_word(&l) && !l.contains(' ') {
+            if l != w
+                && is_word(&l)
+                && !l.contains(' ')
+                && inflector.is_form_as(w, &l, text::Upos::Noun)
+            {
                 l
             } else {
                 w.to_string()
@@ -232,6 +241,30 @@ mod tests {
         assert_eq!(v.id("new york"), v.cards[2].1);
         assert!(!v.candidate[v.id("new york") as usize]);
         assert_eq!(v.cards.len(), 3);
+    }
+
+    #[test]
+    fn a_verb_form_does_not_fold_into_a_noun_card() {
+        let inflector = text::Inflector::shared();
+        let types: HashMap<String, u64> = [
+            ("mount", 20),
+            ("mounts", 5),
+            ("mounted", 30),
+            ("locked", 12),
+            ("locks", 4),
+        ]
+        .into_iter()
+        .map(|(w, n)| (w.to_string(), n))
+        .collect();
+        let cards = vec!["mount".to_string(), "lock".to_string()];
+        let v = Vocab::build(&types, &cards, 10, inflector);
+        let mount = v.id("mount");
+        assert_eq!(v.id("mounts"), mount, "a plural folds");
+        assert_ne!(v.id("mounted"), mount, "a past tense does not");
+        assert_eq!(v.counts[mount as usize], 25);
+        assert_eq!(v.counts[v.id("mounted") as usize], 30);
+        assert_eq!(v.counts[v.id("lock") as usize], 4);
+        assert_ne!(v.id("locked"), v.id("lock"));
     }
 
     #[test]
