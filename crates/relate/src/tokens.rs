@@ -181,15 +181,15 @@ impl<'p> Sentences<'p> {
 /// which the stopword list holds whole. Either would otherwise count as a frequent word, and
 /// become a clue no one would give.
 fn not_a_word(word: &str, rest: &str) -> bool {
-    let r = rest.as_bytes();
-    let placeholder = r.first() == Some(&b'_') && r.get(1).is_some_and(u8::is_ascii_digit);
+    let placeholder = rest
+        .strip_prefix('_')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
     let negation = word.len() > 2
         && word.ends_with(['n', 'N'])
-        && (rest.starts_with("'t") || rest.starts_with("\u{2019}t"))
-        && !rest[if r[0] == b'\'' { 2 } else { 4 }..]
-            .chars()
-            .next()
-            .is_some_and(char::is_alphanumeric);
+        && rest
+            .strip_prefix("'t")
+            .or_else(|| rest.strip_prefix("\u{2019}t"))
+            .is_some_and(|after| !after.starts_with(char::is_alphanumeric));
     placeholder || negation
 }
 
