@@ -92,6 +92,10 @@ pub struct PipelineArgs {
     /// relatedness: content words on each side of a word that count as meeting it.
     #[arg(long, default_value_t = pipeline::RelateParams::default().window)]
     window: usize,
+    /// relatedness: count every meeting in the window as 1, not by distance (nearer meetings
+    /// weigh more by default: `window + 1 − d` for words `d` apart).
+    #[arg(long)]
+    flat_window: bool,
     /// relatedness: occurrences a word needs to be a clue word.
     #[arg(long, default_value_t = pipeline::RelateParams::default().min_count)]
     min_count: u64,
@@ -326,6 +330,11 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         keep_all_neighbours: a.keep_all_neighbours,
         relate: pipeline::RelateParams {
             window: a.window,
+            weighting: if a.flat_window {
+                pipeline::RelateWeighting::Flat
+            } else {
+                pipeline::RelateWeighting::Linear
+            },
             min_count: a.min_count,
             dims: a.dims,
             sigma_power: a.sigma_power,

@@ -19,7 +19,7 @@ pub mod terms;
 
 use anyhow::Result;
 /// The relatedness stage's parameters (crate `relate`).
-pub use relate::Params as RelateParams;
+pub use relate::{Params as RelateParams, Weighting as RelateWeighting};
 use std::time::Instant;
 use store::Build;
 

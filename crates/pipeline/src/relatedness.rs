@@ -102,9 +102,9 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     times.push(("seconds_words", t.elapsed().as_secs_f64()));
 
     let t = Instant::now();
-    let mut coocs: Vec<Cooc> = (0..threads).map(|_| Cooc::new(vocab.len())).collect();
+    let mut coocs: Vec<Cooc> = (0..threads).map(|_| Cooc::for_vocab(&vocab)).collect();
     each_text(build, &ids, &mut coocs, "co-occurrence", |a, _, text| {
-        a.add(text, &vocab, &pairs, p.window)
+        a.add(text, &vocab, &pairs, p.window, p.weighting)
     })?;
     let mut cooc = coocs.pop().expect("one accumulator per thread");
     for c in &coocs {
@@ -239,6 +239,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("card_words", rel.cards.len().to_string()),
         ("card_words_unseen", unseen.join(",")),
         ("window", p.window.to_string()),
+        ("weighting", format!("{:?}", p.weighting).to_lowercase()),
         ("min_count", p.min_count.to_string()),
         ("max_page_share", p.max_page_share.to_string()),
         ("alpha", p.alpha.to_string()),

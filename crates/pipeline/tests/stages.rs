@@ -230,8 +230,11 @@ fn relatedness_against_a_hand_computation() {
     assert_eq!(c.meta("relatedness.card_words"), "2");
     assert_eq!(c.meta("relatedness.clue_words"), "5");
     assert_eq!(c.meta("relatedness.window"), "10");
+    assert_eq!(c.meta("relatedness.weighting"), "linear");
     // Meetings in a sentence: bee–honey 2 (both Bee sentences), bee–flower 1, honey–flower 2
-    // (Bee and Honey), car–wheel 2. Row sums r: bee 3, honey 4, flower 3, car 2, wheel 2.
+    // (Bee and Honey), car–wheel 2. Weighted by distance (window 10: neighbours 10, two apart
+    // 9): bee–honey 20, bee–flower 9, honey–flower 20, car–wheel 20. Row sums r: bee 29,
+    // honey 40, flower 29, car 20, wheel 20.
     let row = |t: &str, cl: &str| reader.relatedness(t, cl).unwrap().unwrap();
     assert_eq!(row("bee", "honey").cooccurrences, 2);
     assert_eq!(row("bee", "flower").cooccurrences, 1);
@@ -241,9 +244,9 @@ fn relatedness_against_a_hand_computation() {
     // the mean of both directions.
     let r = |w: &str| -> f64 {
         match w {
-            "bee" | "flower" => 3.0,
-            "honey" => 4.0,
-            _ => 2.0,
+            "bee" | "flower" => 29.0,
+            "honey" => 40.0,
+            _ => 20.0,
         }
     };
     let alpha = 0.75f64;
@@ -253,9 +256,9 @@ fn relatedness_against_a_hand_computation() {
         .sum();
     let ppmi = |n: f64, w: &str, cl: &str| (n * total / (r(w) * r(cl).powf(alpha))).ln().max(0.0);
     for (t, cl, n) in [
-        ("bee", "honey", 2.0),
-        ("bee", "flower", 1.0),
-        ("car", "wheel", 2.0),
+        ("bee", "honey", 20.0),
+        ("bee", "flower", 9.0),
+        ("car", "wheel", 20.0),
     ] {
         let want = (ppmi(n, t, cl) + ppmi(n, cl, t)) / 2.0;
         let got = row(t, cl).ppmi;

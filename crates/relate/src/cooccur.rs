@@ -45,40 +45,92 @@ impl TypeCounter {
     }
 }
 
-/// Window co-occurrence counts of vocabulary words, a dense `n × n` matrix kept as its upper
-/// triangle while counting (each unordered pair once) and made symmetric by [`Cooc::finish`].
+/// Window co-occurrence of vocabulary words, a dense `n × n` matrix kept as its upper triangle
+/// while counting (each unordered pair once) and made symmetric by [`Cooc::finish`]. Each
+/// meeting adds its [`Weighting`]; the plain number of meetings is kept apart for the card
+/// words' rows, as evidence to show.
 #[derive(Debug, Clone)]
 pub struct Cooc {
     pub n: usize,
-    /// Row-major `n × n`.
+    /// Row-major `n × n`: the weighted meetings of two words.
     pub m: Vec<u32>,
     /// Sentences seen (figures for `meta`).
     pub sentences: u64,
     /// Per word: the pages (texts) it occurs on, in any of its forms.
     pub pages: Vec<u64>,
+    /// Per word: its row in `meetings` if it is a card word, else [`NONE`].
+    card_row: Vec<u32>,
+    /// Per card word (row) and vocabulary word (column): how often they meet, unweighted.
+    meetings: Vec<u32>,
     /// Per word: the last text of this accumulator it was seen in (to count each text once).
     seen: Vec<u64>,
     texts: u64,
 }
 
+/// What one meeting of two words adds to their count, by how far apart they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weighting {
+    /// Every meeting in the window counts 1.
+    Flat,
+    /// A meeting `d` content words apart counts `window + 1 − d` (`window` for neighbours, 1 at
+    /// the window's edge): nearer words are more often about each other. This is word2vec's
+    /// dynamic window in expectation, scaled by `window`, a factor PPMI does not see.
+    Linear,
+}
+
+impl Weighting {
+    /// The weight of a meeting `d` (1..=`window`) content words apart.
+    pub fn weight(self, d: usize, window: usize) -> u32 {
+        match self {
+            Weighting::Flat => 1,
+            Weighting::Linear => (window + 1 - d) as u32,
+        }
+    }
+}
+
 impl Cooc {
+    /// An accumulator for `n` words, none of them a card word.
     pub fn new(n: usize) -> Cooc {
+        Cooc::with_cards(n, &[])
+    }
+
+    /// An accumulator for the vocabulary's words, its card words' plain meetings kept.
+    pub fn for_vocab(vocab: &Vocab) -> Cooc {
+        let ids: Vec<u32> = vocab.cards.iter().map(|&(_, id)| id).collect();
+        Cooc::with_cards(vocab.len(), &ids)
+    }
+
+    fn with_cards(n: usize, cards: &[u32]) -> Cooc {
+        let mut card_row = vec![NONE; n];
+        for (row, &id) in cards.iter().enumerate() {
+            card_row[id as usize] = row as u32;
+        }
         Cooc {
             n,
             m: vec![0; n * n],
             sentences: 0,
             pages: vec![0; n],
+            card_row,
+            meetings: vec![0; cards.len() * n],
             seen: vec![0; n],
             texts: 0,
         }
     }
 
     /// Counts the pairs of one text: every two vocabulary words at most `window` content words
-    /// apart in one sentence, each pair once per meeting; a word does not co-occur with itself.
-    pub fn add(&mut self, text: &str, vocab: &Vocab, pairs: &PairSet, window: usize) {
+    /// apart in one sentence, each meeting weighted by `weighting`; a word does not co-occur
+    /// with itself.
+    pub fn add(
+        &mut self,
+        text: &str,
+        vocab: &Vocab,
+        pairs: &PairSet,
+        window: usize,
+        weighting: Weighting,
+    ) {
         let mut ids: Vec<u32> = Vec::new();
         let n = self.n;
-        let m = &mut self.m;
+        let (m, card_row, meetings) = (&mut self.m, &self.card_row, &mut self.meetings);
         let mut sentences = 0;
         self.texts += 1;
         let (text_no, pages, seen) = (self.texts, &mut self.pages, &mut self.seen);
@@ -96,12 +148,19 @@ impl Cooc {
                 if a == NONE {
                     continue;
                 }
-                for &b in &ids[i + 1..ids.len().min(i + 1 + window)] {
+                let near = &ids[i + 1..ids.len().min(i + 1 + window)];
+                for (d, &b) in (1..).zip(near) {
                     if b == NONE || b == a {
                         continue;
                     }
                     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                    m[lo as usize * n + hi as usize] += 1;
+                    m[lo as usize * n + hi as usize] += weighting.weight(d, window);
+                    for (card, other) in [(a, b), (b, a)] {
+                        let row = card_row[card as usize];
+                        if row != NONE {
+                            meetings[row as usize * n + other as usize] += 1;
+                        }
+                    }
                 }
             }
         });
@@ -113,6 +172,9 @@ impl Cooc {
             *a += b;
         }
         for (a, b) in self.pages.iter_mut().zip(&other.pages) {
+            *a += b;
+        }
+        for (a, b) in self.meetings.iter_mut().zip(&other.meetings) {
             *a += b;
         }
         self.sentences += other.sentences;
@@ -128,8 +190,16 @@ impl Cooc {
         }
     }
 
+    /// The weighted meetings of `a` and `b` (after [`Cooc::finish`]).
     pub fn get(&self, a: u32, b: u32) -> u32 {
         self.m[a as usize * self.n + b as usize]
+    }
+
+    /// How often card word `card` meets `b`, unweighted; `None` when `card` is no card word of
+    /// this accumulator.
+    pub fn meetings(&self, card: u32, b: u32) -> Option<u32> {
+        let row = *self.card_row.get(card as usize)?;
+        (row != NONE).then(|| self.meetings[row as usize * self.n + b as usize])
     }
 }
 
@@ -150,9 +220,9 @@ mod tests {
         assert_eq!((types.tokens, types.pages), (8, 2));
         let cards = vec!["apple".to_string(), "ice cream".to_string()];
         let vocab = Vocab::build(counts, &cards, 1, text::Inflector::shared());
-        let mut c = Cooc::new(vocab.len());
-        c.add(text, &vocab, &pairs, 2);
-        c.add("apples", &vocab, &pairs, 2);
+        let mut c = Cooc::for_vocab(&vocab);
+        c.add(text, &vocab, &pairs, 2, Weighting::Flat);
+        c.add("apples", &vocab, &pairs, 2, Weighting::Flat);
         c.finish();
         // Pages per word, its forms together: apple and apples are one word on 2 pages.
         assert_eq!(c.pages[vocab.id("apple") as usize], 2);
@@ -166,6 +236,21 @@ mod tests {
         assert_eq!(c.get(a, i), 1);
         assert_eq!(c.get(a, a), 0);
         assert_eq!(c.sentences, 3);
+        // The card words' plain meetings, either way round; pie is no card word.
+        assert_eq!(
+            (c.meetings(a, p), c.meetings(i, a), c.meetings(a, i)),
+            (Some(2), Some(1), Some(1))
+        );
+        assert_eq!(c.meetings(p, a), None);
+
+        // Linear weights with a window of 2: neighbours count 2, two apart count 1.
+        let mut w = Cooc::for_vocab(&vocab);
+        w.add(text, &vocab, &pairs, 2, Weighting::Linear);
+        w.finish();
+        // apple·pie: two neighbouring meetings, 2 + 2; pie·ice cream neighbours: 2;
+        // ice cream·apple two apart: 1. The plain meetings are the same as above.
+        assert_eq!((w.get(a, p), w.get(p, i), w.get(i, a)), (4, 2, 1));
+        assert_eq!((w.meetings(a, p), w.meetings(a, i)), (Some(2), Some(1)));
     }
 }
 

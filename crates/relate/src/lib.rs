@@ -19,7 +19,7 @@ pub mod vocab;
 use linalg::Mat;
 use rayon::prelude::*;
 
-pub use cooccur::{Cooc, TypeCounter};
+pub use cooccur::{Cooc, TypeCounter, Weighting};
 pub use tokens::PairSet;
 pub use vocab::Vocab;
 
@@ -28,6 +28,8 @@ pub use vocab::Vocab;
 pub struct Params {
     /// Content words on each side that count as meeting (same sentence).
     pub window: usize,
+    /// What a meeting counts, by distance: linear by default (see [`Weighting::Linear`]).
+    pub weighting: Weighting,
     /// Occurrences a word needs to be a clue candidate: rarer words have noisy statistics, and
     /// players may not know them.
     pub min_count: u64,
@@ -52,6 +54,7 @@ impl Default for Params {
     fn default() -> Self {
         Params {
             window: 10,
+            weighting: Weighting::Linear,
             min_count: 500,
             max_page_share: 0.1,
             alpha: 0.75,
@@ -145,7 +148,8 @@ pub struct Relatedness {
     pub clues: Vec<u32>,
     /// Card words and their vocabulary ids.
     pub cards: Vec<(String, u32)>,
-    /// Meetings of card and clue in the window.
+    /// Meetings of card and clue in the window, unweighted (0 when the co-occurrence counts
+    /// did not keep the card's meetings: see [`Cooc::for_vocab`]).
     pub cooccurrences: Vec<u32>,
     /// First-order: `(PPMI(card, clue) + PPMI(clue, card)) / 2`.
     pub ppmi: Vec<f32>,
@@ -188,7 +192,7 @@ impl Relatedness {
             let cv = vecs.row(card as usize);
             for (j, &clue) in clues.iter().enumerate() {
                 let k = t * nc + j;
-                cooccurrences[k] = cooc.get(card, clue);
+                cooccurrences[k] = cooc.meetings(card, clue).unwrap_or(0);
                 ppmi[k] =
                     0.5 * (m.at(card as usize, clue as usize) + m.at(clue as usize, card as usize));
                 cosine[k] = if card == clue {

@@ -54,8 +54,13 @@ fn a_tiny_corpus_end_to_end() {
     types.add(text, &pairs);
     let cards = vec!["bee".to_string(), "car".to_string()];
     let vocab = Vocab::build(types.counts(), &cards, 2, text::Inflector::shared());
-    let mut cooc = Cooc::new(vocab.len());
-    cooc.add(text, &vocab, &pairs, 10);
+    let p = Params {
+        dims: 3,
+        ppmi_weight: 0.5,
+        ..Params::default()
+    };
+    let mut cooc = Cooc::for_vocab(&vocab);
+    cooc.add(text, &vocab, &pairs, p.window, p.weighting);
     cooc.finish();
     let (bee, car, hive, road) = (
         vocab.id("bee"),
@@ -63,14 +68,13 @@ fn a_tiny_corpus_end_to_end() {
         vocab.id("hive"),
         vocab.id("road"),
     );
-    assert_eq!(cooc.get(bee, hive), 3);
-    assert_eq!(cooc.get(car, road), 2);
+    // Linear weights, window 10: every meeting here is of neighbours, weight 10 each.
+    assert_eq!(cooc.get(bee, hive), 30);
+    assert_eq!(cooc.get(car, road), 20);
     assert_eq!(cooc.get(bee, road), 0);
-    let p = Params {
-        dims: 3,
-        ppmi_weight: 0.5,
-        ..Params::default()
-    };
+    assert_eq!(cooc.meetings(bee, hive), Some(3));
+    // "honey sugar cake": two apart, weight 10 + 1 − 2 = 9 (its only meeting).
+    assert_eq!(cooc.get(vocab.id("honey"), vocab.id("cake")), 9);
     let m = relate::ppmi(&cooc, p.alpha);
     let vecs = relate::vectors(&m, &p);
     let rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, &p);
