@@ -239,7 +239,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("card_words", rel.cards.len().to_string()),
         ("card_words_unseen", unseen.join(",")),
         ("window", p.window.to_string()),
-        ("weighting", format!("{:?}", p.weighting).to_lowercase()),
+        ("weighting", p.weighting.name().to_string()),
         ("min_count", p.min_count.to_string()),
         ("max_page_share", p.max_page_share.to_string()),
         ("alpha", p.alpha.to_string()),

@@ -79,6 +79,14 @@ pub enum Weighting {
 }
 
 impl Weighting {
+    /// The name recorded in `meta` (`relatedness.weighting`), part of the database's interface.
+    pub fn name(self) -> &'static str {
+        match self {
+            Weighting::Flat => "flat",
+            Weighting::Linear => "linear",
+        }
+    }
+
     /// The weight of a meeting `d` (1..=`window`) content words apart.
     pub fn weight(self, d: usize, window: usize) -> u32 {
         match self {
