@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 use crate::legality::Legality;
-use crate::request::{Request, Suggestion, sort_suggestions};
+use crate::request::{Request, Suggestion};
 use crate::{ClueWords, Knowledge};
 
 /// Parameters of the relatedness strategy; margins are in the units of the relatedness score
@@ -125,23 +125,36 @@ impl Rows {
                 pos.push((w.clone(), v));
             }
         }
-        let mut avoid = vec![[f64::NEG_INFINITY; 3]; clues.len()];
+        // One column of maxima per kind (f32, as stored: a tight loop the compiler vectorises),
+        // then interleaved per clue word.
         let kinds = [
             req.neg.as_slice(),
             req.neutral.as_slice(),
             req.assassin.as_slice(),
         ];
+        let mut highest = vec![vec![f32::NEG_INFINITY; clues.len()]; 3];
         for (kind, words) in kinds.iter().enumerate() {
             for w in *words {
                 let row = k.relatedness(w)?;
                 let row: &[f32] = row.as_deref().unwrap_or(&clues.risk);
-                for (a, &x) in avoid.iter_mut().zip(row) {
-                    a[kind] = a[kind].max(x as f64);
+                for (a, &x) in highest[kind].iter_mut().zip(row) {
+                    *a = a.max(x);
                 }
             }
         }
+        let avoid = (0..clues.len())
+            .map(|j| std::array::from_fn(|kind| highest[kind][j] as f64))
+            .collect();
         Ok(Rows { clues, pos, avoid })
     }
+}
+
+/// A clue with its targets (indices into [`Rows::pos`], safest first), before it is spelled out
+/// as a [`Suggestion`]: most clues are ranked and dropped, so none is cloned until it is kept.
+struct Candidate {
+    clue: usize,
+    targets: Vec<usize>,
+    score: f64,
 }
 
 pub fn suggest(
@@ -153,17 +166,27 @@ pub fn suggest(
     let rows = Rows::read(k, req)?;
     let clues = &rows.clues;
     let margins = [p.opponent_margin, p.neutral_margin, p.assassin_margin];
-    let safety_of = |j: usize, v: &[f32]| -> f64 {
+    let safety_at = |j: usize, s: f64| -> f64 {
         let avoid: [(f64, f64); 3] = std::array::from_fn(|i| (rows.avoid[j][i], margins[i]));
-        safety(v[j] as f64, &avoid)
+        safety(s, &avoid)
     };
-    // Per clue: its safest team card's safety, the share of the margins it clears.
-    let best: Vec<f64> = (0..clues.len())
-        .map(|j| {
-            rows.pos
-                .iter()
-                .map(|(_, v)| safety_of(j, v))
-                .fold(f64::NEG_INFINITY, f64::max)
+    // Per clue: its safest team card's safety, the share of the margins it clears. Safety
+    // grows with the target's score, so it is the safety of the team's highest score.
+    let mut highest = vec![f32::NEG_INFINITY; clues.len()];
+    for (_, v) in &rows.pos {
+        for (h, &x) in highest.iter_mut().zip(v.iter()) {
+            *h = h.max(x);
+        }
+    }
+    let best: Vec<f64> = highest
+        .iter()
+        .enumerate()
+        .map(|(j, &h)| {
+            if rows.pos.is_empty() {
+                f64::NEG_INFINITY
+            } else {
+                safety_at(j, h as f64)
+            }
         })
         .collect();
     // The strictest level some clue that may be said reaches with one target: full margins if
@@ -172,10 +195,14 @@ pub fn suggest(
     // count: were it to set the level, the others would be held to margins only it clears, and
     // a board with a clue would get none. Legality is checked from the safest clue down, only
     // until the first that may be said.
-    let mut order: Vec<usize> = (0..clues.len()).filter(|&j| best[j] > 0.0).collect();
-    order.sort_by(|&a, &b| best[b].total_cmp(&best[a]));
+    let mut order: Vec<(f64, usize)> = (0..clues.len())
+        .filter(|&j| best[j] > 0.0)
+        .map(|j| (best[j], j))
+        .collect();
+    order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let Some(safest) = order
         .into_iter()
+        .map(|(_, j)| j)
         .find(|&j| legality.allows(&clues.words[j]))
     else {
         return Ok(Vec::new());
@@ -183,17 +210,19 @@ pub fn suggest(
     let Some(level) = LEVELS.iter().copied().find(|&l| best[safest] >= l) else {
         return Ok(Vec::new());
     };
-    let mut candidates: Vec<Suggestion> = Vec::new();
-    let mut targets: Vec<(&String, f64)> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut targets: Vec<(usize, f64)> = Vec::new();
+    let name = |t: usize| &rows.pos[t].0;
     for j in (0..clues.len()).filter(|&j| best[j] >= level) {
         targets.clear();
         targets.extend(
             rows.pos
                 .iter()
-                .map(|(w, v)| (w, safety_of(j, v)))
+                .enumerate()
+                .map(|(t, (_, v))| (t, safety_at(j, v[j] as f64)))
                 .filter(|&(_, l)| l >= level),
         );
-        targets.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        targets.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| name(a.0).cmp(name(b.0))));
         targets.truncate(p.max_count.max(1));
         if p.last_target && !targets.is_empty() && targets.len() < p.max_count {
             targets.extend(last_target(&rows, j, level, &margins, &targets));
@@ -201,19 +230,30 @@ pub fn suggest(
         let Some(weakest) = targets.last() else {
             continue;
         };
-        candidates.push(Suggestion {
-            clue: clues.words[j].clone(),
-            count: targets.len(),
-            targets: targets.iter().map(|t| t.0.to_string()).collect(),
+        candidates.push(Candidate {
+            clue: j,
+            targets: targets.iter().map(|t| t.0).collect(),
             // More targets first, then the weakest target's safety (squashed below 1).
             score: targets.len() as f64 + squash(weakest.1),
         });
     }
-    sort_suggestions(&mut candidates);
+    // The order of [`sort_suggestions`], on the candidates before they are spelled out.
+    candidates.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| b.targets.len().cmp(&a.targets.len()))
+            .then_with(|| clues.words[a.clue].cmp(&clues.words[b.clue]))
+    });
     Ok(candidates
         .into_iter()
-        .filter(|s| legality.allows(&s.clue))
+        .filter(|c| legality.allows(&clues.words[c.clue]))
         .take(p.top)
+        .map(|c| Suggestion {
+            clue: clues.words[c.clue].clone(),
+            count: c.targets.len(),
+            targets: c.targets.iter().map(|&t| name(t).clone()).collect(),
+            score: c.score,
+        })
         .collect())
 }
 
@@ -222,24 +262,28 @@ pub fn suggest(
 /// turn, unless it is the assassin. So it must clear the assassin's margin at the level, but
 /// only rank above every opponent card and bystander. The safest such team card, with its
 /// safety (below `level`, above 0).
-fn last_target<'r>(
-    rows: &'r Rows,
+fn last_target(
+    rows: &Rows,
     j: usize,
     level: f64,
     margins: &[f64; 3],
-    targets: &[(&String, f64)],
-) -> Option<(&'r String, f64)> {
+    targets: &[(usize, f64)],
+) -> Option<(usize, f64)> {
     let [opp, neutral, assassin] = rows.avoid[j];
     rows.pos
         .iter()
-        .filter(|(w, _)| !targets.iter().any(|t| t.0 == w))
-        .filter_map(|(w, v)| {
+        .enumerate()
+        .filter(|(_, (w, _))| !targets.iter().any(|x| &rows.pos[x.0].0 == w))
+        .filter_map(|(t, (_, v))| {
             let s = v[j] as f64;
             let clears_assassin = safety(s, &[(assassin, margins[2])]) >= level;
             let l = safety(s, &[(opp, margins[0]), (neutral, margins[1])]);
-            (clears_assassin && l > 0.0).then_some((w, l))
+            (clears_assassin && l > 0.0).then_some((t, l))
         })
-        .max_by(|a, b| a.1.total_cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+        .max_by(|a, b| {
+            a.1.total_cmp(&b.1)
+                .then_with(|| rows.pos[b.0].0.cmp(&rows.pos[a.0].0))
+        })
 }
 
 /// A clue for when no clue is safe: rather than pass turn after turn, lead the team card that
