@@ -74,16 +74,16 @@ pub struct ClueWords {
     /// Occurrences of each in the corpus.
     pub counts: Vec<u64>,
     pub risk: Vec<f32>,
-    /// Word → id.
-    pub index: std::collections::HashMap<String, u32>,
+    /// Word → id, built on the first lookup: `suggest` never looks a clue word up, and hashing
+    /// every word would cost it a millisecond.
+    index: std::sync::OnceLock<std::collections::HashMap<String, u32>>,
 }
 
 impl ClueWords {
     /// From `(word, count, risk)` in id order.
     pub fn new(rows: Vec<(String, u64, f32)>) -> ClueWords {
         let mut c = ClueWords::default();
-        for (i, (w, n, r)) in rows.into_iter().enumerate() {
-            c.index.insert(w.clone(), i as u32);
+        for (w, n, r) in rows {
             c.words.push(w);
             c.counts.push(n);
             c.risk.push(r);
@@ -91,7 +91,14 @@ impl ClueWords {
         c
     }
     pub fn id(&self, word: &str) -> Option<usize> {
-        self.index.get(word).map(|&i| i as usize)
+        let index = self.index.get_or_init(|| {
+            self.words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (w.clone(), i as u32))
+                .collect()
+        });
+        index.get(word).map(|&i| i as usize)
     }
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
