@@ -31,7 +31,9 @@ pub struct Params {
     /// What a meeting counts, by distance: linear by default (see [`Weighting::Linear`]).
     pub weighting: Weighting,
     /// Occurrences a word needs to be a clue candidate: rarer words have noisy statistics, and
-    /// players may not know them.
+    /// players may not know them. Low, because an encyclopaedia seldom names everyday things:
+    /// in the 39 M content words offline, `lantern`, `otter` and `syrup` occur 200–500 times,
+    /// and they are the concrete clues a board needs (README, "Quality").
     pub min_count: u64,
     /// The largest share of all pages a clue candidate may occur on: a word found on more than
     /// a tenth of all pages (`made`, `took`, `several`) is too general to point at any card.
@@ -55,7 +57,7 @@ impl Default for Params {
         Params {
             window: 10,
             weighting: Weighting::Linear,
-            min_count: 500,
+            min_count: 200,
             max_page_share: 0.1,
             alpha: 0.75,
             dims: 100,
