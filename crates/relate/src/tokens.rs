@@ -82,6 +82,7 @@ impl<'p> Sentences<'p> {
         let mut i = 0;
         let mut start = None;
         let mut sentence = 0;
+        let mut chunk = Chunk::default();
         while i < bytes.len() {
             let b = bytes[i];
             let (is_word, len) = if b < 0x80 {
@@ -96,6 +97,7 @@ impl<'p> Sentences<'p> {
             } else {
                 if let Some(s) = start.take()
                     && !not_a_word(&text[s..i], &text[i..])
+                    && !chunk.is_markup(bytes, s, i)
                 {
                     self.push_word(&text[s..i]);
                 }
@@ -106,7 +108,9 @@ impl<'p> Sentences<'p> {
             }
             i += len;
         }
-        if let Some(s) = start {
+        if let Some(s) = start
+            && !chunk.is_markup(bytes, s, bytes.len())
+        {
             self.push_word(&text[s..]);
         }
         self.flush(&text[sentence..], &mut f);
@@ -172,6 +176,56 @@ impl<'p> Sentences<'p> {
         if self.out_len > 0 {
             f(&self.out[..self.out_len], sentence);
         }
+    }
+}
+
+/// Bytes that prose does not put inside a word-bearing run of text, and markup does: template
+/// and parser-function residue (`{{#if: |journal`, `{{urlencode:`), tags (`<onlyinclude>`,
+/// `<span class="Z3988"`), LaTeX (`\mathbf{v}=\int_0^n`). WikiExtractor leaves such runs in a
+/// few hundred pages of the 2015 slice; read as words, `onlyinclude`, `mathbf`, `urlencode`,
+/// `ifeq` and `rft` became clue words.
+const MARKUP: &[u8] = b"{}<>\\=|_#^";
+
+/// [`MARKUP`] as a table: the test runs on every byte of every word's run.
+const IS_MARKUP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < MARKUP.len() {
+        t[MARKUP[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// The run of text between two whitespaces that the current word lies in, and whether it holds a
+/// [`MARKUP`] byte: a word of such a run is markup, not text. Kept from word to word, so that a
+/// long run is scanned once.
+#[derive(Debug, Default)]
+struct Chunk {
+    start: usize,
+    end: usize,
+    markup: bool,
+}
+
+impl Chunk {
+    /// Whether the word `bytes[s..e]` lies in a run of markup.
+    fn is_markup(&mut self, bytes: &[u8], s: usize, e: usize) -> bool {
+        if !(self.start <= s && e <= self.end && self.end > 0) {
+            let start = bytes[..s]
+                .iter()
+                .rposition(u8::is_ascii_whitespace)
+                .map_or(0, |p| p + 1);
+            let end = bytes[e..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(bytes.len(), |p| e + p);
+            *self = Chunk {
+                start,
+                end,
+                markup: bytes[start..end].iter().any(|&b| IS_MARKUP[b as usize]),
+            };
+        }
+        self.markup
     }
 }
 
@@ -245,6 +299,31 @@ mod tests {
                 vec!["value", "formula", "one"],
                 vec!["find"],
                 vec!["turn", "left", "lynn", "tree"],
+            ]
+        );
+    }
+
+    #[test]
+    fn runs_of_markup_hold_no_words() {
+        assert_eq!(
+            sentences(
+                "Medical <onlyinclude></onlyinclude> enhancing. {{#ifeq: | 1910 |{{ #if: Aristotle | (published )}} \
+                 title=\"ctx_ver=Z39&rft_val_fmt={{urlencode:info}}\" Velocity \\mathbf{v}=\\int_0^n dt, and cats > dogs = birds",
+                &[]
+            ),
+            vec![
+                vec!["medical", "enhancing"],
+                // Symbols standing alone are no markup run: the words beside them stay.
+                vec![
+                    "1910",
+                    "aristotle",
+                    "published",
+                    "velocity",
+                    "dt",
+                    "cats",
+                    "dogs",
+                    "birds"
+                ],
             ]
         );
     }
