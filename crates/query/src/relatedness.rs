@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 use crate::legality::Legality;
-use crate::request::{Request, Suggestion};
+use crate::request::{Request, Suggestion, rank_order};
 use crate::{ClueWords, Knowledge};
 
 /// Parameters of the relatedness strategy; margins are in the units of the relatedness score
@@ -136,16 +136,20 @@ impl Rows {
         for (kind, words) in kinds.iter().enumerate() {
             for w in *words {
                 let row = k.relatedness(w)?;
-                let row: &[f32] = row.as_deref().unwrap_or(&clues.risk);
-                for (a, &x) in highest[kind].iter_mut().zip(row) {
-                    *a = a.max(x);
-                }
+                raise(&mut highest[kind], row.as_deref().unwrap_or(&clues.risk));
             }
         }
         let avoid = (0..clues.len())
             .map(|j| std::array::from_fn(|kind| highest[kind][j] as f64))
             .collect();
         Ok(Rows { clues, pos, avoid })
+    }
+}
+
+/// Raises each of `highest` to the score of `row` at its place.
+fn raise(highest: &mut [f32], row: &[f32]) {
+    for (h, &x) in highest.iter_mut().zip(row) {
+        *h = h.max(x);
     }
 }
 
@@ -164,6 +168,9 @@ pub fn suggest(
     p: &RelatednessParams,
 ) -> anyhow::Result<Vec<Suggestion>> {
     let rows = Rows::read(k, req)?;
+    if rows.pos.is_empty() {
+        return Ok(Vec::new());
+    }
     let clues = &rows.clues;
     let margins = [p.opponent_margin, p.neutral_margin, p.assassin_margin];
     let safety_at = |j: usize, s: f64| -> f64 {
@@ -174,20 +181,12 @@ pub fn suggest(
     // grows with the target's score, so it is the safety of the team's highest score.
     let mut highest = vec![f32::NEG_INFINITY; clues.len()];
     for (_, v) in &rows.pos {
-        for (h, &x) in highest.iter_mut().zip(v.iter()) {
-            *h = h.max(x);
-        }
+        raise(&mut highest, v);
     }
     let best: Vec<f64> = highest
         .iter()
         .enumerate()
-        .map(|(j, &h)| {
-            if rows.pos.is_empty() {
-                f64::NEG_INFINITY
-            } else {
-                safety_at(j, h as f64)
-            }
-        })
+        .map(|(j, &h)| safety_at(j, h as f64))
         .collect();
     // The strictest level some clue that may be said reaches with one target: full margins if
     // any clears them, else relaxed in steps down to "ranks above every card to avoid". A clue
@@ -237,12 +236,11 @@ pub fn suggest(
             score: targets.len() as f64 + squash(weakest.1),
         });
     }
-    // The order of [`sort_suggestions`], on the candidates before they are spelled out.
     candidates.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| b.targets.len().cmp(&a.targets.len()))
-            .then_with(|| clues.words[a.clue].cmp(&clues.words[b.clue]))
+        rank_order(
+            (a.score, a.targets.len(), &clues.words[a.clue]),
+            (b.score, b.targets.len(), &clues.words[b.clue]),
+        )
     });
     Ok(candidates
         .into_iter()

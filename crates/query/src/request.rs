@@ -50,12 +50,15 @@ pub struct Suggestion {
 
 /// Best first: score descending, then count descending, then clue alphabetically.
 pub fn sort_suggestions(s: &mut [Suggestion]) {
-    s.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| b.count.cmp(&a.count))
-            .then_with(|| a.clue.cmp(&b.clue))
-    });
+    s.sort_by(|a, b| rank_order((a.score, a.count, &a.clue), (b.score, b.count, &b.clue)));
+}
+
+/// The order of [`sort_suggestions`] on `(score, count, clue)`, for a strategy that ranks its
+/// clues before it spells them out as suggestions.
+pub fn rank_order(a: (f64, usize, &str), b: (f64, usize, &str)) -> std::cmp::Ordering {
+    b.0.total_cmp(&a.0)
+        .then_with(|| b.1.cmp(&a.1))
+        .then_with(|| a.2.cmp(b.2))
 }
 
 /// The answer printed by `clue-db suggest --json`: the best suggestion flattened, the rest as

@@ -210,7 +210,7 @@ struct Chunk {
 impl Chunk {
     /// Whether the word `bytes[s..e]` lies in a run of markup.
     fn is_markup(&mut self, bytes: &[u8], s: usize, e: usize) -> bool {
-        if !(self.start <= s && e <= self.end && self.end > 0) {
+        if !(self.start <= s && e <= self.end) {
             let start = bytes[..s]
                 .iter()
                 .rposition(u8::is_ascii_whitespace)

@@ -510,9 +510,9 @@ impl Store<'static> {
         // A query runs a few hundred small statements: keep them all prepared, and take the
         // shared lock once rather than around each statement (nothing writes a built database
         // in place: builds write a temporary file and rename it, so holding a shared lock never
-        // blocks one, and other readers share it).
-        // Relatedness rows are large blobs (4 bytes per clue word): mapping the file lets SQLite
-        // hand them over without copying each page through a read (bench: `farm-bench`, README).
+        // blocks one, and other readers share it). Relatedness rows are large blobs (4 bytes per
+        // clue word): mapping the file lets SQLite hand them over without copying each page
+        // through a read (scripts/README.md, "Query").
         conn.set_prepared_statement_cache_capacity(64);
         conn.execute_batch("PRAGMA locking_mode = EXCLUSIVE; PRAGMA mmap_size = 1073741824;")
             .with_context(|| format!("opening {}", path.display()))?;
