@@ -44,13 +44,19 @@ bench: build
 	bash scripts/bench.sh
 
 # The clues judged from outside: 200 seeded games on all card words, every strategy, with our own
-# guesser and with GloVe vectors trained elsewhere (read by the guesser only, never the spymaster).
+# guesser and with two guessers trained elsewhere (GloVe, MiniLM: read by the guessers only, never
+# the spymaster; judge by the worse of the two), then the clues people wrote (human-clues).
 EVAL_GAMES ?= 200
 EVAL_SEED ?= 1
-GUESSER ?= $(SHARED)/guesser/glove-6B-50d-top100k.txt.gz
+GLOVE ?= $(SHARED)/guesser/glove-6B-50d-top100k.txt.gz
+MINILM ?= $(SHARED)/guesser/minilm-L6-top50k.txt.gz
+SCENARIOS ?= $(SHARED)/human-clues/scenarios-dev.tsv
 eval: build
 	$(BIN) eval --games $(EVAL_GAMES) --seed $(EVAL_SEED) --db $(DB) \
-		--strategies relatedness,threshold,herfindahl --guesser own --guesser vectors:$(GUESSER)
+		--strategies relatedness,threshold,herfindahl --guesser own \
+		--guesser vectors:$(GLOVE) --guesser vectors:$(MINILM)
+	$(BIN) eval --scenarios $(SCENARIOS) --db $(DB) --strategies relatedness,threshold,herfindahl \
+		--guesser vectors:$(GLOVE) --guesser vectors:$(MINILM)
 
 clean:
 	$(CARGO) clean

@@ -1,4 +1,4 @@
--- clue-db store, schema version 4. Documented table by table in db/README.md.
+-- clue-db store, schema version 5. Documented table by table in db/README.md.
 -- Titles are stored as Wikipedia displays them: spaces, URL-decoded, first letter upper-case.
 -- Terms and clues are lower-case.
 
@@ -147,6 +147,21 @@ CREATE TABLE IF NOT EXISTS relatedness_vectors (
     term   TEXT    PRIMARY KEY,
     count  INTEGER NOT NULL,  -- occurrences of the card word in all page text
     scores BLOB    NOT NULL   -- relatedness.score per clue word
+) WITHOUT ROWID;
+
+-- How a guesser reads a clue it is given, packed as relatedness_vectors: one row per card word,
+-- one little-endian float32 per clue word in clue_words.id order. First-order co-occurrence
+-- (PPMI, shrunk for pairs that met seldom) and the SVD cosine, mixed (db/README.md, "Reading").
+CREATE TABLE IF NOT EXISTS relatedness_reading (
+    term   TEXT PRIMARY KEY,
+    scores BLOB NOT NULL
+) WITHOUT ROWID;
+
+-- The other written forms of the clue words (plurals folded into one word): a form people write
+-- (`animal`) leads to the clue word it was counted under (`animals`, the form written most).
+CREATE TABLE IF NOT EXISTS clue_forms (
+    form TEXT PRIMARY KEY,  -- a lower-case form seen in the text, never itself a clue word
+    clue TEXT NOT NULL      -- clue_words.word
 ) WITHOUT ROWID;
 
 -- Where a card word and a clue word meet: the sentence and page of one meeting, for the pairs

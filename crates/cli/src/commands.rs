@@ -99,6 +99,9 @@ pub struct PipelineArgs {
     /// relatedness: occurrences a word needs to be a clue word.
     #[arg(long, default_value_t = pipeline::RelateParams::default().min_count)]
     min_count: u64,
+    /// relatedness: the largest share of all pages a clue word may occur on.
+    #[arg(long, default_value_t = pipeline::RelateParams::default().max_page_share)]
+    max_page_share: f64,
     /// relatedness: dimensions of the SVD word vectors.
     #[arg(long, default_value_t = pipeline::RelateParams::default().dims)]
     dims: usize,
@@ -336,6 +339,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                 pipeline::RelateWeighting::Linear
             },
             min_count: a.min_count,
+            max_page_share: a.max_page_share,
             dims: a.dims,
             sigma_power: a.sigma_power,
             ppmi_weight: a.ppmi_weight,

@@ -134,6 +134,17 @@ pub struct EvalArgs {
     /// outside guesser's reference figures are measured).
     #[arg(long)]
     opponent: bool,
+    /// Also write one JSON line per turn to FILE: the board, the clue, its number and targets,
+    /// the strategy's safety, every guesser's picks and the outcome (README, "eval --turns").
+    #[arg(long, value_name = "FILE")]
+    turns: Option<PathBuf>,
+    /// Instead of games, check clues people wrote: a file of scenarios (tab-separated `id`,
+    /// `team`, `avoid`, `clue`, as `../shared/data/human-clues/scenarios-dev.tsv`). Reports how
+    /// often our own knowledge and each guesser take exactly the team's cards for the person's
+    /// clue, and, for each strategy's clue on the same board, how often each `--guesser`
+    /// reaches every team card and how often its first pick is right.
+    #[arg(long, value_name = "FILE")]
+    scenarios: Option<PathBuf>,
     #[arg(long)]
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
@@ -392,7 +403,7 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     let k = StoreKnowledge::new(&store);
     let known = known_words(&store)?;
     let mut warnings = unknown_words(&board, &known, "it is never guessed");
-    if !store.is_clue(&clue)? {
+    if !store.is_clue(&clue)? && store.clue_of_form(&clue)?.is_none() {
         warnings.push(format!(
             "{clue:?} is no clue word of the database: nothing relates to it"
         ));
@@ -544,18 +555,42 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         .map(|g| guesser(g, &k))
         .collect::<Result<Vec<_>>>()?;
     let guessers: Vec<&dyn Guesser> = guessers.iter().map(|g| g.as_ref()).collect();
+    let lexicon = StoreLexicon::new(&store);
+    if let Some(path) = &a.scenarios {
+        return eval_scenarios(path, &k, &lexicon, &strategies, &guessers, a.json);
+    }
+    let mut turns_file = match &a.turns {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => None,
+    };
+    let mut write_turn = |r: &game::TurnRecord| -> Result<()> {
+        if let (Some(f), Some(p)) = (turns_file.as_mut(), a.turns.as_ref()) {
+            serde_json::to_writer(&mut *f, r)?;
+            writeln!(f).with_context(|| format!("writing {}", p.display()))?;
+        }
+        Ok(())
+    };
     let reports = game::eval(
         a.games,
         a.seed,
         &strategies,
         &guessers,
         &k,
-        &StoreLexicon::new(&store),
+        &lexicon,
         &PlayParams {
             opponent: a.opponent,
             ..PlayParams::default()
         },
+        a.turns
+            .is_some()
+            .then_some(&mut write_turn as &mut game::TurnSink),
     )?;
+    if let (Some(mut f), Some(p)) = (turns_file, a.turns.as_ref()) {
+        f.flush()
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
     if a.json {
         let v = serde_json::json!({
             "note": EVAL_NOTE,
@@ -596,6 +631,51 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             r.mean_clue_number,
             r.net_per_clue
         )?;
+    }
+    Ok(())
+}
+
+/// `eval --scenarios FILE`: clues people wrote, read by our own knowledge and every guesser, and
+/// each strategy's clue on the same boards, followed by every guesser.
+fn eval_scenarios(
+    path: &std::path::Path,
+    k: &StoreKnowledge,
+    lexicon: &StoreLexicon,
+    strategies: &[&dyn Strategy],
+    guessers: &[&dyn Guesser],
+    json: bool,
+) -> Result<()> {
+    let mut out = crate::out::stdout();
+    let scenarios = query::scenarios::read(path)?;
+    let own = OwnGuesser::new(k);
+    let mut understanding: Vec<&dyn Guesser> = vec![&own];
+    understanding.extend(guessers.iter().filter(|g| g.name() != "own"));
+    let r =
+        query::scenarios::evaluate(&scenarios, k, lexicon, strategies, &understanding, guessers)?;
+    if json {
+        writeln!(out, "{}", serde_json::to_string(&r)?)?;
+        return Ok(());
+    }
+    writeln!(out, "{} scenarios from {}", r.scenarios, path.display())?;
+    writeln!(out, "the person's clue: who takes exactly the team's cards")?;
+    for (g, s) in &r.understands {
+        writeln!(out, "  {g:<24} {:>6.3}  ({} of {})", s.rate(), s.hits, s.of)?;
+    }
+    writeln!(
+        out,
+        "our clue on the same board: every team card reached / first pick right / first pick wrong"
+    )?;
+    for (st, per) in &r.followed {
+        let none = r.no_clue.get(st).copied().unwrap_or(0);
+        for (g, f) in per {
+            writeln!(
+                out,
+                "  {st:<12} {g:<24} {:>6.3} {:>6.3} {:>6.3}  (no clue {none})",
+                f.all_team.rate(),
+                f.first_right.rate(),
+                f.first_wrong.rate(),
+            )?;
+        }
     }
     Ok(())
 }

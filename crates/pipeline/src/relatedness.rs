@@ -175,6 +175,8 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         "relatedness",
         "relatedness_vectors",
         "relatedness_evidence",
+        "clue_forms",
+        "relatedness_reading",
     ])?;
     let clue_words: Vec<(&str, u64, u64, f32)> = rel
         .clues
@@ -191,6 +193,13 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         })
         .collect();
     build.replace_clue_words(&clue_words)?;
+    let forms: Vec<(&str, &str)> = vocab
+        .other_forms()
+        .into_iter()
+        .filter(|&(_, id)| vocab.candidate[id as usize])
+        .map(|(form, id)| (form, vocab.words[id as usize].as_str()))
+        .collect();
+    build.replace_clue_forms(&forms)?;
     for (ti, (card, id)) in rel.cards.iter().enumerate() {
         let k = ti * nc..(ti + 1) * nc;
         for (j, clue) in clue_words.iter().enumerate() {
@@ -204,7 +213,8 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
                 cooccurrences: rel.cooccurrences[at] as u64,
             })?;
         }
-        build.insert_relatedness_vector(card, vocab.counts[*id as usize], &rel.score[k])?;
+        build.insert_relatedness_vector(card, vocab.counts[*id as usize], &rel.score[k.clone()])?;
+        build.insert_relatedness_reading(card, &rel.reading[k])?;
         pb.inc(1);
     }
     for (p_idx, &(ti, j)) in wanted_list.iter().enumerate() {

@@ -216,6 +216,25 @@ pub fn play(
     lexicon: &dyn Lexicon,
     params: &PlayParams,
 ) -> anyhow::Result<GameRecord> {
+    play_observed(seed, strategy, guesser, k, lexicon, params, &mut |_, _| {
+        Ok(())
+    })
+}
+
+/// What [`play_observed`] shows of each turn: the board as the clue was given (before the
+/// turn's reveals) and the turn as it went.
+pub type TurnObserver<'a> = dyn FnMut(&Board, &Turn) -> anyhow::Result<()> + 'a;
+
+/// [`play`], calling `on_turn` after each red turn (the per-turn record of `eval --turns`).
+pub fn play_observed(
+    seed: u64,
+    strategy: &dyn Strategy,
+    guesser: &dyn Guesser,
+    k: &dyn Knowledge,
+    lexicon: &dyn Lexicon,
+    params: &PlayParams,
+    on_turn: &mut TurnObserver<'_>,
+) -> anyhow::Result<GameRecord> {
     let terms = k.card_words().context("reading the card words")?;
     let mut board = Board::random(&terms, seed)?;
     let mut record = GameRecord {
@@ -237,6 +256,7 @@ pub fn play(
         let mut req = board.request_for(Role::Red);
         req.given = given.clone();
         let board_words = board.unrevealed();
+        let before = board.clone();
         let legality = Legality::new(&board_words, lexicon).with_given(&given);
         let ranked = strategy
             .suggest(k, &req, &legality)
@@ -267,15 +287,18 @@ pub fn play(
                 }
                 if role == Role::Assassin {
                     record.assassin = true;
+                    on_turn(&before, &turn)?;
                     record.turns.push(turn);
                     break 'game;
                 }
                 if board.remaining(Role::Red) == 0 {
                     record.won = true;
+                    on_turn(&before, &turn)?;
                     record.turns.push(turn);
                     break 'game;
                 }
                 if board.remaining(Role::Blue) == 0 {
+                    on_turn(&before, &turn)?;
                     record.turns.push(turn);
                     break 'game;
                 }
@@ -297,6 +320,7 @@ pub fn play(
                 turn.opponent = Some(pick.clone());
             }
         }
+        on_turn(&before, &turn)?;
         record.turns.push(turn);
         if board.remaining(Role::Blue) == 0 {
             break;
@@ -331,7 +355,109 @@ pub fn game_seed(seed: u64, i: usize) -> u64 {
     SplitMix64::new(seed ^ (i as u64).wrapping_mul(0xd134_2543_de82_ef95)).next_u64()
 }
 
-/// Plays `games` games per strategy and guesser on the same seeded boards and reports each pair.
+/// One turn of an evaluation, as `eval --turns FILE` writes it (one JSON object a line): the
+/// board as the clue was given, the clue, what each guesser would have taken for it, and what
+/// the playing guesser did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    pub strategy: String,
+    /// The guesser whose game this is (its picks decided the outcome).
+    pub guesser: String,
+    /// The game's seed (`clue-db play --seed` replays it) and the turn, from 1.
+    pub seed: u64,
+    pub turn: usize,
+    /// The unrevealed cards when the clue was given, by role.
+    pub red: Vec<String>,
+    pub blue: Vec<String>,
+    pub bystander: Vec<String>,
+    pub assassin: Option<String>,
+    /// The clue (null for a pass), its number and the cards it was meant for.
+    pub clue: Option<String>,
+    pub number: usize,
+    pub targets: Vec<String>,
+    /// The strategy's score of the clue (relatedness: the number of targets plus the weakest
+    /// target's squashed safety; negative for a fallback clue).
+    pub score: Option<f64>,
+    /// The relatedness strategy's safety of the weakest target, the share of the margins it
+    /// clears (`λ`, from the score: 1 or more clears them whole; `None` for other strategies'
+    /// clues and for a fallback).
+    pub safety: Option<f64>,
+    /// Each guesser's picks for the clue on this board, in order, at most the clue's number
+    /// (what it would take if nothing stopped it), by guesser name.
+    pub picks: BTreeMap<String, Vec<String>>,
+    /// What the playing guesser revealed, in order, with each card's role.
+    pub revealed: Vec<(String, Role)>,
+    /// `pass`, `complete` (every guess right, all the number taken), `stopped` (right guesses,
+    /// then the guesser took no more), `wrong` (a blue card or a bystander ended the turn),
+    /// `assassin`, or `won` (the last red card).
+    pub outcome: String,
+}
+
+impl TurnRecord {
+    fn new(
+        strategy: &str,
+        guesser: &str,
+        seed: u64,
+        turn: usize,
+        before: &Board,
+        t: &Turn,
+    ) -> TurnRecord {
+        let unrevealed = |role: Role| -> Vec<String> {
+            before
+                .cards
+                .iter()
+                .filter(|c| !c.revealed && c.role == role)
+                .map(|c| c.word.clone())
+                .collect()
+        };
+        let clue = t.clue.as_ref();
+        let number = clue.map_or(0, |c| c.count);
+        let outcome = match (clue, t.revealed.last()) {
+            (None, _) => "pass",
+            (_, Some((_, Role::Assassin))) => "assassin",
+            (_, Some((_, Role::Red))) if unrevealed(Role::Red).len() == t.revealed.len() => "won",
+            (_, Some((_, Role::Red))) if t.revealed.len() >= number => "complete",
+            (_, Some((_, Role::Blue | Role::Bystander))) => "wrong",
+            _ => "stopped",
+        };
+        let safety = clue
+            .filter(|c| strategy == "relatedness" && c.score >= c.count as f64)
+            .map(|c| {
+                let x = (c.score - c.count as f64).min(1.0);
+                if x >= 1.0 {
+                    f64::INFINITY
+                } else {
+                    x / (1.0 - x)
+                }
+            })
+            .filter(|l| l.is_finite());
+        TurnRecord {
+            strategy: strategy.to_string(),
+            guesser: guesser.to_string(),
+            seed,
+            turn,
+            red: unrevealed(Role::Red),
+            blue: unrevealed(Role::Blue),
+            bystander: unrevealed(Role::Bystander),
+            assassin: unrevealed(Role::Assassin).into_iter().next(),
+            clue: clue.map(|c| c.clue.clone()),
+            number,
+            targets: clue.map(|c| c.targets.clone()).unwrap_or_default(),
+            score: clue.map(|c| c.score),
+            safety,
+            picks: BTreeMap::new(),
+            revealed: t.revealed.clone(),
+            outcome: outcome.to_string(),
+        }
+    }
+}
+
+/// Where `eval` sends its per-turn records, if anywhere.
+pub type TurnSink<'a> = dyn FnMut(&TurnRecord) -> anyhow::Result<()> + 'a;
+
+/// Plays `games` games per strategy and guesser on the same seeded boards and reports each pair;
+/// with `turns`, each turn's [`TurnRecord`] goes there, with every guesser's picks.
+#[allow(clippy::too_many_arguments)]
 pub fn eval(
     games: usize,
     seed: u64,
@@ -340,16 +466,44 @@ pub fn eval(
     k: &dyn Knowledge,
     lexicon: &dyn Lexicon,
     params: &PlayParams,
+    mut turns: Option<&mut TurnSink<'_>>,
 ) -> anyhow::Result<Vec<StrategyReport>> {
     let mut out = Vec::new();
     for g in guessers {
         for s in strategies {
-            out.push(eval_one(games, seed, *s, *g, k, lexicon, params)?);
+            let mut on_turn = |before: &Board, t: &Turn, game_seed: u64, n: usize| {
+                let Some(sink) = turns.as_deref_mut() else {
+                    return Ok(());
+                };
+                let mut r = TurnRecord::new(s.name(), g.name(), game_seed, n, before, t);
+                if let Some(c) = &t.clue {
+                    let words = before.unrevealed();
+                    for other in guessers {
+                        let picks = other.guess(&c.clue, c.count, &words)?;
+                        r.picks.insert(
+                            other.name().to_string(),
+                            picks.into_iter().map(|p| p.word).collect(),
+                        );
+                    }
+                }
+                sink(&r)
+            };
+            out.push(eval_one(
+                games,
+                seed,
+                *s,
+                *g,
+                k,
+                lexicon,
+                params,
+                &mut on_turn,
+            )?);
         }
     }
     Ok(out)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn eval_one(
     games: usize,
     seed: u64,
@@ -358,10 +512,24 @@ fn eval_one(
     k: &dyn Knowledge,
     lexicon: &dyn Lexicon,
     params: &PlayParams,
+    on_turn: &mut dyn FnMut(&Board, &Turn, u64, usize) -> anyhow::Result<()>,
 ) -> anyhow::Result<StrategyReport> {
     let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
     for i in 0..games {
-        let g = play(game_seed(seed, i), s, guesser, k, lexicon, params)?;
+        let game_seed = game_seed(seed, i);
+        let mut n = 0;
+        let g = play_observed(
+            game_seed,
+            s,
+            guesser,
+            k,
+            lexicon,
+            params,
+            &mut |before, t| {
+                n += 1;
+                on_turn(before, t, game_seed, n)
+            },
+        )?;
         *totals.entry("wins").or_default() += g.won as usize;
         *totals.entry("win_turns").or_default() += if g.won { g.turns.len() } else { 0 };
         *totals.entry("assassin").or_default() += g.assassin as usize;

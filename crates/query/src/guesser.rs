@@ -75,8 +75,9 @@ pub fn guess<K: Knowledge + ?Sized>(
         .collect())
 }
 
-/// Our own guesser: cards ranked by their relatedness with the clue (the `relatedness` stage)
-/// when the database has the clue word, else by their `scores` ([`guess`], with its floor).
+/// Our own guesser: cards ranked by how they read the clue ([`Knowledge::reading`], from the
+/// `relatedness` stage) when the database has the clue word or a form of it, else by their
+/// `scores` ([`guess`], with its floor).
 pub struct OwnGuesser<'k> {
     pub knowledge: &'k dyn Knowledge,
     pub params: GuessParams,
@@ -97,13 +98,19 @@ impl Guesser for OwnGuesser<'_> {
     }
     fn guess(&self, clue: &str, count: usize, words: &[String]) -> anyhow::Result<Vec<Guess>> {
         let clues = self.knowledge.clue_words()?;
-        let Some(id) = clues.id(clue) else {
+        // A clue written in another form of a clue word (`animal` for `animals`) is that word.
+        let id = match clues.id(clue) {
+            Some(id) => Some(id),
+            None => self.knowledge.clue_form(clue)?.and_then(|w| clues.id(&w)),
+        };
+        let Some(id) = id else {
             return guess(self.knowledge, clue, count, words, &self.params);
         };
         let mut scored = Vec::new();
         for w in words {
-            // A card the corpus does not know is not guessed: nothing says it fits.
-            if let Some(v) = self.knowledge.relatedness(w)? {
+            // A card the corpus does not know is not guessed: nothing says it fits. A clue that
+            // is given is read by first and second order together (`Knowledge::reading`).
+            if let Some(v) = self.knowledge.reading(w)? {
                 scored.push(Guess {
                     word: w.clone(),
                     score: v[id] as f64,

@@ -49,6 +49,16 @@ pub trait Knowledge {
         let tops = self.top_scores()?;
         Ok(threshold::risk_from_tops(&tops, pos))
     }
+    /// How a guesser reads each clue word for a card word (in [`Knowledge::clue_words`] order):
+    /// first and second order together (`relate::reading`); by default the card's relatedness.
+    fn reading(&self, card: &str) -> anyhow::Result<Option<Arc<[f32]>>> {
+        self.relatedness(card)
+    }
+    /// The clue word a written form was counted under (`animal` → `animals`: plurals fold into
+    /// the form written most), when `word` is such a form; `None` otherwise.
+    fn clue_form(&self, _word: &str) -> anyhow::Result<Option<String>> {
+        Ok(None)
+    }
     /// The card words boards are drawn from: those with relatedness, else the covered terms.
     fn card_words(&self) -> anyhow::Result<Vec<String>> {
         self.terms()
@@ -115,6 +125,7 @@ pub mod herfindahl;
 pub mod legality;
 pub mod relatedness;
 pub mod request;
+pub mod scenarios;
 pub mod store_knowledge;
 pub mod strategy;
 pub mod threshold;

@@ -139,6 +139,14 @@ impl Rows {
                 raise(&mut highest[kind], row.as_deref().unwrap_or(&clues.risk));
             }
         }
+        // A board with nothing to avoid still asks that the clue single its targets out: the
+        // clue's risk (what a tenth of all card words score with it, or more) stands in as a
+        // bystander, so a clue that relates to many cards as much as to the targets is no clue.
+        let nothing_to_avoid =
+            req.neg.is_empty() && req.neutral.is_empty() && req.assassin.is_none();
+        if nothing_to_avoid {
+            raise(&mut highest[1], &clues.risk);
+        }
         let avoid = (0..clues.len())
             .map(|j| std::array::from_fn(|kind| highest[kind][j] as f64))
             .collect();

@@ -53,6 +53,20 @@ impl Knowledge for Store<'_> {
         Ok(v.map(|(_, v)| Arc::from(v)))
     }
 
+    fn clue_form(&self, word: &str) -> Result<Option<String>> {
+        self.clue_of_form(word).with_context(table("clue_forms"))
+    }
+
+    fn reading(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
+        match self
+            .relatedness_reading(card)
+            .with_context(table("relatedness_reading"))?
+        {
+            Some(v) => Ok(Some(Arc::from(v))),
+            None => Knowledge::relatedness(self, card),
+        }
+    }
+
     fn card_words(&self) -> Result<Vec<String>> {
         let related = self
             .related_cards()
@@ -76,6 +90,7 @@ pub struct StoreKnowledge<'s> {
     /// Boards whose unknown-card risk was read by a query of its own.
     risk_reads: std::cell::Cell<usize>,
     vectors: RefCell<HashMap<String, Option<Arc<[f32]>>>>,
+    readings: RefCell<HashMap<String, Option<Arc<[f32]>>>>,
 }
 
 impl<'s> StoreKnowledge<'s> {
@@ -87,6 +102,7 @@ impl<'s> StoreKnowledge<'s> {
             top_scores: OnceCell::new(),
             risk_reads: Default::default(),
             vectors: RefCell::default(),
+            readings: RefCell::default(),
         }
     }
     pub fn store(&self) -> &'s Store<'s> {
@@ -139,6 +155,21 @@ impl Knowledge for StoreKnowledge<'_> {
         }
         let v = Knowledge::relatedness(self.store, card)?;
         self.vectors
+            .borrow_mut()
+            .insert(card.to_string(), v.clone());
+        Ok(v)
+    }
+
+    fn clue_form(&self, word: &str) -> Result<Option<String>> {
+        Knowledge::clue_form(self.store, word)
+    }
+
+    fn reading(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
+        if let Some(v) = self.readings.borrow().get(card) {
+            return Ok(v.clone());
+        }
+        let v = Knowledge::reading(self.store, card)?;
+        self.readings
             .borrow_mut()
             .insert(card.to_string(), v.clone());
         Ok(v)

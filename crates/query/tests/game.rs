@@ -205,7 +205,7 @@ fn one_card_a_turn_loses_to_blue_in_eight() {
     // Deterministic.
     assert_eq!(play(5, &s, &own, &k, &NoLexicon, &WITH_BLUE).unwrap(), g);
     // The same through eval, over several boards.
-    let reports = eval(4, 99, &[&s], &[&own], &k, &NoLexicon, &WITH_BLUE).unwrap();
+    let reports = eval(4, 99, &[&s], &[&own], &k, &NoLexicon, &WITH_BLUE, None).unwrap();
     let r = &reports[0];
     assert_eq!(
         (r.strategy.as_str(), r.guesser.as_str(), r.games),
@@ -248,6 +248,7 @@ fn without_the_opponent_red_plays_alone_and_wins_in_nine() {
         &k,
         &NoLexicon,
         &PlayParams::default(),
+        None,
     )
     .unwrap()[0];
     assert_eq!(
@@ -312,6 +313,7 @@ fn the_assassin_ends_the_game() {
         &k,
         &NoLexicon,
         &PlayParams::default(),
+        None,
     )
     .unwrap()[0];
     assert_eq!(
@@ -381,8 +383,8 @@ fn eval_compares_strategies_on_the_same_boards() {
     let h: StrategyKind = "herfindahl".parse().unwrap();
     let params = WITH_BLUE;
     let own = OwnGuesser::new(&k);
-    let a = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params).unwrap();
-    let b = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params).unwrap();
+    let a = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params, None).unwrap();
+    let b = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params, None).unwrap();
     assert_eq!(a, b, "seeded evaluation is reproducible");
     assert_eq!(a.len(), 2);
     assert_eq!(

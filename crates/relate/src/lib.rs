@@ -35,9 +35,12 @@ pub struct Params {
     /// in the 39 M content words offline, `lantern`, `otter` and `syrup` occur 200–500 times,
     /// and they are the concrete clues a board needs (README, "Quality").
     pub min_count: u64,
-    /// The largest share of all pages a clue candidate may occur on: a word found on more than
-    /// a tenth of all pages (`made`, `took`, `several`) is too general to point at any card.
-    /// Such words stay in the vocabulary (they are contexts of the others), as no clue.
+    /// The largest share of all pages a clue candidate may occur on (1: no limit, the default).
+    /// Words past it stay in the vocabulary (they are contexts of the others), as no clue. A
+    /// tenth was the default until people's clues were measured: they are often the category
+    /// words an encyclopaedia uses everywhere (`animal`, `food`, `country`, `music`), and the
+    /// strategy's margins already keep the general words (`made`, `several`) from boards, as
+    /// they relate to every card alike (README, "Quality").
     pub max_page_share: f64,
     /// Context-distribution smoothing exponent: rare contexts get less inflated PMI.
     pub alpha: f64,
@@ -58,7 +61,7 @@ impl Default for Params {
             window: 10,
             weighting: Weighting::Linear,
             min_count: 200,
-            max_page_share: 0.1,
+            max_page_share: 1.0,
             alpha: 0.75,
             dims: 100,
             power: 2,
@@ -164,6 +167,37 @@ pub struct Relatedness {
     /// Per clue: the score a card word nobody knows is assumed to have with it, the
     /// [`RISK_QUANTILE`] of its scores with the card words.
     pub risk: Vec<f32>,
+    /// How a guesser reads a clue it is given ([`reading`]): first and second order together.
+    pub reading: Vec<f32>,
+}
+
+/// Meetings at which a pair's PPMI counts half in [`reading`]: fewer meetings, less of it.
+pub const READING_MEETINGS: f32 = 20.0;
+
+/// The relatedness a *guesser* reads a given clue by: `½·z(ppmi·n/(n + n₀)) + ½·z(cosine)`,
+/// standardised again, for a pair that meets `n` times (`n₀` = [`READING_MEETINGS`]).
+///
+/// Why not the spymaster's score: people's clues are mostly words that *meet* their cards in
+/// text (`snow` for snowman, `pet` for dog and vet), which first-order PPMI sees and the SVD
+/// cosine blurs; given a person's clue, PPMI picks their cards far more often (README,
+/// "Quality"). But a spymaster *chooses* its clue among thousands, and the choice seeks out the
+/// pairs whose few chance meetings made a large PPMI: mixed into the spymaster's score, PPMI
+/// lost games with every outside guesser. A clue that is given is not chosen, so a guesser can
+/// use it; the shrinkage `n/(n + n₀)` still discounts pairs that met a handful of times.
+pub fn reading(ppmi: &[f32], cosine: &[f32], meetings: &[u32]) -> Vec<f32> {
+    let shrunk: Vec<f32> = ppmi
+        .iter()
+        .zip(meetings)
+        .map(|(&p, &n)| p * n as f32 / (n as f32 + READING_MEETINGS))
+        .collect();
+    let (ps, cs) = (Scale::of(&shrunk), Scale::of(cosine));
+    let mixed: Vec<f32> = shrunk
+        .iter()
+        .zip(cosine)
+        .map(|(&p, &c)| 0.5 * ps.z(p) + 0.5 * cs.z(c))
+        .collect();
+    let s = Scale::of(&mixed);
+    mixed.iter().map(|&x| s.z(x)).collect()
 }
 
 /// Where among a clue's scores with all card words an unknown card is placed: high, so that an
@@ -221,7 +255,9 @@ impl Relatedness {
                 quantile(&mut col, RISK_QUANTILE)
             })
             .collect();
+        let reading = reading(&ppmi, &cosine, &cooccurrences);
         Relatedness {
+            reading,
             clues,
             cards,
             cooccurrences,

@@ -183,6 +183,19 @@ impl Vocab {
         }
     }
 
+    /// Every form folded into a word other than the word's own name, with its id: `animal` →
+    /// the id of `animals` when the plural is the form written most. Sorted by form.
+    pub fn other_forms(&self) -> Vec<(&str, u32)> {
+        let mut out: Vec<(&str, u32)> = self
+            .index
+            .iter()
+            .filter(|(form, id)| self.words[**id as usize] != **form && !form.contains(' '))
+            .map(|(form, &id)| (form.as_str(), id))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
     /// The id of a token, or [`NONE`].
     pub fn id(&self, token: &str) -> u32 {
         self.index.get(token).copied().unwrap_or(NONE)
@@ -241,6 +254,9 @@ mod tests {
         assert_eq!(v.id("new york"), v.cards[2].1);
         assert!(!v.candidate[v.id("new york") as usize]);
         assert_eq!(v.cards.len(), 3);
+        // The forms that are not a word's name: `apples` and `mice` fold into their cards.
+        let forms = v.other_forms();
+        assert_eq!(forms, [("apples", apple), ("mice", mouse)]);
     }
 
     #[test]

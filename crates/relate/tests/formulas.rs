@@ -96,3 +96,19 @@ fn a_tiny_corpus_end_to_end() {
     assert!(rel.score[at(1, road)] > rel.score[at(0, road)]);
     assert_eq!(rel.risk.len(), nc);
 }
+
+#[test]
+fn reading_mixes_shrunk_ppmi_and_cosine_by_hand() {
+    // Three pairs: PPMI (2, 1, 0), meetings (20, 0, 5), cosine (0.5, 0.1, 0.3).
+    // Shrunk PPMI p·n/(n + 20) = (1, 0, 0): a pair that never met keeps none of its PPMI.
+    // z of (1, 0, 0): mean 1/3, std √(2/9) → (√2, −1/√2, −1/√2).
+    // z of the cosines: mean 0.3, std √(0.08/3) → (√1.5, −√1.5, 0).
+    // Their mean (1.319479, −0.965926, −0.353553) has mean 0 and std 0.965926, so the reading
+    // is (1.366025, −1, −0.366025): the pair that met 20 times leads, and the one that never
+    // met falls below the one whose cosine alone was middling.
+    let r = relate::reading(&[2.0, 1.0, 0.0], &[0.5, 0.1, 0.3], &[20, 0, 5]);
+    let want = [1.366025, -1.0, -0.366025];
+    for (x, w) in r.iter().zip(want) {
+        assert!((*x as f64 - w).abs() < 1e-5, "{r:?}");
+    }
+}

@@ -14,7 +14,7 @@ pub use read::{Evidence, PageInfo};
 pub use relatedness::{Meeting, RelatednessRow};
 
 /// Bumped whenever a table or column changes meaning; readers check it.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// The single-word forms of a card that the legality rule compares inflections against, and
 /// the domain of the `inflections` table: the card itself if it is one word, else the words

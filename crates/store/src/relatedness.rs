@@ -46,6 +46,30 @@ impl Build {
         Ok(())
     }
 
+    /// Stores how a guesser reads each clue word for a card word (`relatedness_reading`), in
+    /// `clue_words.id` order.
+    pub fn insert_relatedness_reading(&self, term: &str, scores: &[f32]) -> Result<()> {
+        let blob: Vec<u8> = scores.iter().flat_map(|x| x.to_le_bytes()).collect();
+        self.conn
+            .prepare_cached("INSERT INTO relatedness_reading (term, scores) VALUES (?1, ?2)")?
+            .execute(params![term, blob])
+            .with_context(|| format!("writing table relatedness_reading ({term:?})"))?;
+        Ok(())
+    }
+
+    /// Replaces the other forms of the clue words, `(form, clue word)`.
+    pub fn replace_clue_forms(&self, forms: &[(&str, &str)]) -> Result<()> {
+        self.conn.execute("DELETE FROM clue_forms", [])?;
+        let mut st = self
+            .conn
+            .prepare_cached("INSERT OR REPLACE INTO clue_forms (form, clue) VALUES (?1, ?2)")?;
+        for (form, clue) in forms {
+            st.execute(params![form, clue])
+                .with_context(|| format!("writing table clue_forms ({form:?})"))?;
+        }
+        Ok(())
+    }
+
     pub fn insert_relatedness(&self, r: &RelatednessRow) -> Result<()> {
         self.conn
             .prepare_cached(
@@ -119,6 +143,40 @@ impl Store<'_> {
             ))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The clue word that `form` was counted under (`animal` → `animals`), when `form` is a
+    /// written form of a clue word other than its name (`clue_forms`).
+    pub fn clue_of_form(&self, form: &str) -> Result<Option<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT clue FROM clue_forms WHERE form = ?1")?;
+        Ok(st.query_row([form], |r| r.get(0)).optional()?)
+    }
+
+    /// How a guesser reads each clue word for `term` (`relatedness_reading`, in `clue_words.id`
+    /// order); `None` for a word the stage did not cover, or a database built before the table.
+    pub fn relatedness_reading(&self, term: &str) -> Result<Option<Vec<f32>>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT scores FROM relatedness_reading WHERE term = ?1")?;
+        let Some(blob) = st
+            .query_row([term], |r| r.get::<_, Vec<u8>>(0))
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        if blob.len() % 4 != 0 {
+            bail!(
+                "relatedness_reading: the scores of {term:?} are {} bytes, not a multiple of 4",
+                blob.len()
+            );
+        }
+        Ok(Some(
+            blob.chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        ))
     }
 
     /// The card words the `relatedness` stage covered, sorted.

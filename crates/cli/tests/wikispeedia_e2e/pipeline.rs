@@ -294,8 +294,27 @@ fn irregular_inflections_are_counted() {
 #[test]
 fn meta_records_every_stage() {
     let c = open(db());
-    // Schema 4: the relatedness tables.
-    assert_eq!(meta(&c, "schema_version").as_deref(), Some("4"));
+    // Schema 5: the relatedness tables, with clue_forms and relatedness_reading.
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("5"));
+    // Every other form leads to a clue word, and none is a clue word itself; the reading has
+    // a row of the same length for every card word of the relatedness.
+    let q = |sql: &str| count(&c, sql);
+    assert!(q("SELECT count(*) FROM clue_forms") > 1000);
+    assert_eq!(
+        q("SELECT count(*) FROM clue_forms WHERE clue NOT IN (SELECT word FROM clue_words)"),
+        0
+    );
+    assert_eq!(
+        q("SELECT count(*) FROM clue_forms WHERE form IN (SELECT word FROM clue_words)"),
+        0
+    );
+    assert_eq!(
+        q(
+            "SELECT count(*) FROM relatedness_vectors v JOIN relatedness_reading r USING (term)
+           WHERE length(r.scores) = length(v.scores)"
+        ),
+        q("SELECT count(*) FROM relatedness_vectors")
+    );
     assert_eq!(meta(&c, "ingest.corpus").as_deref(), Some("wikispeedia"));
     assert_eq!(meta(&c, "ingest.pages").as_deref(), Some("4604"));
     assert_eq!(meta(&c, "ingest.links").as_deref(), Some("119882"));

@@ -517,20 +517,28 @@ fn best_first(v: &mut [(String, f64)]) {
 fn guess_ranks_the_board() {
     let c = open(db());
     let board = ["apple", "lemon", "fire", "ice", "war", "olive"];
-    // "fruit" is a clue word of the relatedness: the expected order is each card's stored
-    // relatedness with it, best first, ties alphabetically (no floor: relatedness is
-    // standardised, a guesser takes the best cards whatever their level).
+    // "fruit" is a clue word of the relatedness: the expected order is how each card reads it
+    // (`relatedness_reading`, the float at the clue word's id), best first, ties alphabetically
+    // (no floor: the reading is standardised, a guesser takes the best cards whatever their
+    // level).
+    let id: i64 = c
+        .query_row("SELECT id FROM clue_words WHERE word = 'fruit'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
     let mut expected: Vec<(String, f64)> = board
         .iter()
         .map(|w| {
-            let r: f64 = c
+            let blob: Vec<u8> = c
                 .query_row(
-                    "SELECT score FROM relatedness WHERE term = ?1 AND clue = 'fruit'",
+                    "SELECT scores FROM relatedness_reading WHERE term = ?1",
                     [w],
                     |r| r.get(0),
                 )
                 .unwrap();
-            (w.to_string(), r)
+            let at = id as usize * 4;
+            let x = f32::from_le_bytes(blob[at..at + 4].try_into().unwrap());
+            (w.to_string(), x as f64)
         })
         .collect();
     best_first(&mut expected);
@@ -578,12 +586,27 @@ fn guess_ranks_the_board() {
     .ok();
     assert!(run.stderr.contains("\"qzxvword\""), "{}", run.stderr);
     assert_eq!(run.json().as_array().unwrap().len(), 1);
-    // A clue of `scores` that is no clue word of the relatedness: the cards rank by their
-    // stored score, cut at the floor (default 0.01).
+    // Another written form of a clue word (`clue_forms`: `cultivar` for `cultivars`) is read
+    // as that clue word.
+    let (form, word): (String, String) = c
+        .query_row(
+            "SELECT form, clue FROM clue_forms WHERE form = 'cultivar' OR form = 'fruits' LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        guesses(&form, "0", &board),
+        guesses(&word, "0", &board),
+        "{form}"
+    );
+    // A clue of `scores` that is no clue word of the relatedness, nor a form of one: the cards
+    // rank by their stored score, cut at the floor (default 0.01).
     let clue: String = c
         .query_row(
             "SELECT clue FROM scores WHERE term = 'apple' \
-             AND clue NOT IN (SELECT word FROM clue_words) ORDER BY score DESC, clue LIMIT 1",
+             AND clue NOT IN (SELECT word FROM clue_words) \
+             AND clue NOT IN (SELECT form FROM clue_forms) ORDER BY score DESC, clue LIMIT 1",
             [],
             |r| r.get(0),
         )

@@ -379,3 +379,156 @@ fn eval_with_an_outside_guesser() {
     .failed();
     assert!(run.stderr.contains("bad.txt"), "{}", run.stderr);
 }
+
+#[test]
+fn eval_turns_are_json_lines_with_every_guessers_picks() {
+    let dir = tempfile::tempdir().unwrap();
+    let vectors = dir.path().join("tiny.txt");
+    std::fs::write(
+        &vectors,
+        "4 3\napple 1 0 0\nlemon 0.9 0.1 0\nfire 0 1 0\nfruit 1 0.1 0\n",
+    )
+    .unwrap();
+    let turns = dir.path().join("turns.jsonl");
+    let spec = format!("vectors:{}", crate::common::utf8(&vectors));
+    let v = query(&[
+        "eval",
+        "--games",
+        "2",
+        "--strategies",
+        "relatedness",
+        "--guesser",
+        "own",
+        "--guesser",
+        &spec,
+        "--turns",
+        crate::common::utf8(&turns),
+        "--json",
+    ])
+    .ok()
+    .json();
+    let text = std::fs::read_to_string(&turns).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // One line per turn played, for each guesser's games.
+    let played: u64 = v["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["mean_turns"].as_f64().unwrap() * 2.0).round() as u64)
+        .sum();
+    assert_eq!(lines.len() as u64, played);
+    for l in &lines {
+        let red = l["red"].as_array().unwrap();
+        assert!(!red.is_empty() && red.len() <= 9, "{l}");
+        assert_eq!(l["strategy"], "relatedness");
+        let Some(clue) = l["clue"].as_str() else {
+            assert_eq!(l["outcome"], "pass");
+            continue;
+        };
+        // The targets are red cards, as many as the number; both guessers' picks are there,
+        // none longer than the number; the playing guesser's reveals begin with its picks.
+        let number = l["number"].as_u64().unwrap() as usize;
+        let targets = l["targets"].as_array().unwrap();
+        assert_eq!(targets.len(), number, "{l}");
+        assert!(targets.iter().all(|t| red.contains(t)), "{clue}: {l}");
+        let picks = l["picks"].as_object().unwrap();
+        assert_eq!(picks.len(), 2, "{l}");
+        assert!(
+            picks
+                .values()
+                .all(|p| p.as_array().unwrap().len() <= number)
+        );
+        let own = l["guesser"].as_str().unwrap();
+        let revealed: Vec<&Value> = l["revealed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| &r[0])
+            .collect();
+        let mine: Vec<&Value> = picks[own].as_array().unwrap().iter().collect();
+        assert_eq!(revealed[..], mine[..revealed.len()], "{l}");
+        let outcome = l["outcome"].as_str().unwrap();
+        assert!(
+            ["complete", "stopped", "wrong", "assassin", "won"].contains(&outcome),
+            "{l}"
+        );
+        if outcome == "assassin" {
+            assert_eq!(
+                l["revealed"].as_array().unwrap().last().unwrap()[1],
+                "assassin"
+            );
+        }
+    }
+}
+
+#[test]
+fn eval_scenarios_reads_peoples_clues() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.tsv");
+    // Two boards of card words with a person's clue; the second clue is no word we know.
+    std::fs::write(
+        &file,
+        "id\tteam\tavoid\tclue\na\tapple,lemon\tfire,war,film,india\tfruit\nb\tmoon,ice\tfire,opera\txqzzy\n",
+    )
+    .unwrap();
+    let v = query(&[
+        "eval",
+        "--scenarios",
+        crate::common::utf8(&file),
+        "--strategies",
+        "relatedness",
+        "--guesser",
+        "own",
+        "--json",
+    ])
+    .ok()
+    .json();
+    assert_eq!(v["scenarios"], 2);
+    let own = &v["understands"]["own"];
+    assert_eq!(own["of"], 2);
+    assert!(
+        own["hits"].as_u64().unwrap() <= 1,
+        "nobody understands xqzzy: {v}"
+    );
+    let followed = &v["followed"]["relatedness"]["own"];
+    assert_eq!(followed["all_team"]["of"], 2);
+    // Our own clue, judged by our own knowledge: its first pick is always a team card.
+    assert_eq!(followed["first_wrong"]["hits"], 0, "{v}");
+    let run = query(&["eval", "--scenarios", "/nonexistent/s.tsv"]).failed();
+    assert!(run.stderr.contains("/nonexistent/s.tsv"), "{}", run.stderr);
+}
+
+#[test]
+fn a_board_with_nothing_to_avoid_gets_a_clue_on_its_own_merit() {
+    // With no card to avoid every clue was infinitely safe, and the alphabetically first clue
+    // word won (`aa 2`, then `aachen`). Now the clue's risk (what a tenth of all card words
+    // score with it) stands in as a bystander: every target scores above it.
+    let c = open(db());
+    let v = query(&["suggest", "--pos", "apple,water", "--json", "--top", "5"])
+        .ok()
+        .json();
+    let first: String = c
+        .query_row(
+            "SELECT word FROM clue_words ORDER BY word LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let all = all_suggestions(&v);
+    assert!(!all.is_empty(), "{v}");
+    for s in all {
+        let clue = s["clue"].as_str().unwrap();
+        assert_ne!(clue, first, "{v}");
+        for t in targets(s) {
+            let score = relatedness(&c, t, clue).unwrap();
+            assert!(
+                score > risk(&c, clue),
+                "{clue}/{t}: {score} vs risk {}",
+                risk(&c, clue)
+            );
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! Clues people wrote, as a check on the knowledge (`clue-db eval --scenarios FILE`): a scenario
+//! is a small board (the team's cards, the cards to avoid) and the one-word clue a person gave
+//! for the team's cards. Two questions, both for evaluation only:
+//!
+//! - does a guesser *understand* the person: given the clue and the number of team cards, does
+//!   it take exactly the team's cards?
+//! - do guessers *follow our clue*: on the same board, does each outside guesser reach every
+//!   team card with our clue (taking up to its number, stopping at the first wrong card), and is
+//!   its first pick a team card?
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::Knowledge;
+use crate::guesser::Guesser;
+use crate::legality::{Legality, Lexicon};
+use crate::request::Request;
+use crate::strategy::Strategy;
+
+/// One board and the clue a person gave for its team cards.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub id: String,
+    pub team: Vec<String>,
+    pub avoid: Vec<String>,
+    pub clue: String,
+}
+
+/// The longest line read: a scenario is a few words, so a longer line is not one.
+const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// Reads a scenario file: tab-separated, a header naming at least the columns `id`, `team`,
+/// `avoid` and `clue` (any order), then one scenario a line; `team` and `avoid` are
+/// comma-separated card words. Words are lower-cased; blank lines are skipped. An error names
+/// the file and the line.
+pub fn read(path: &Path) -> anyhow::Result<Vec<Scenario>> {
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut lines = std::io::BufReader::new(file);
+    let mut line = String::new();
+    let mut header: Option<[usize; 4]> = None;
+    let mut out = Vec::new();
+    let mut n = 0;
+    loop {
+        line.clear();
+        let read = std::io::Read::take(&mut lines, MAX_LINE_BYTES as u64 + 1)
+            .read_line(&mut line)
+            .with_context(|| format!("{}: line {}", path.display(), n + 1))?;
+        if read == 0 {
+            break;
+        }
+        n += 1;
+        if line.len() > MAX_LINE_BYTES {
+            bail!(
+                "{}: line {n} is longer than {MAX_LINE_BYTES} bytes: not a scenario file",
+                path.display()
+            );
+        }
+        let row = line.trim_end_matches(['\n', '\r']);
+        if row.trim().is_empty() {
+            continue;
+        }
+        let cells: Vec<&str> = row.split('\t').map(str::trim).collect();
+        let Some(cols) = header else {
+            let at = |name: &str| {
+                cells.iter().position(|c| c.eq_ignore_ascii_case(name)).with_context(|| {
+                    format!(
+                        "{}: line {n}: the header has no column {name:?} (it needs id, team, avoid, clue)",
+                        path.display()
+                    )
+                })
+            };
+            header = Some([at("id")?, at("team")?, at("avoid")?, at("clue")?]);
+            continue;
+        };
+        let cell = |i: usize| -> anyhow::Result<&str> {
+            cells.get(cols[i]).copied().with_context(|| {
+                format!(
+                    "{}: line {n}: {} cells, the header has more",
+                    path.display(),
+                    cells.len()
+                )
+            })
+        };
+        let words = |s: &str| -> Vec<String> {
+            s.split(',')
+                .map(|w| w.trim().to_lowercase())
+                .filter(|w| !w.is_empty())
+                .collect()
+        };
+        let s = Scenario {
+            id: cell(0)?.to_string(),
+            team: words(cell(1)?),
+            avoid: words(cell(2)?),
+            clue: cell(3)?.to_lowercase(),
+        };
+        if s.team.is_empty() || s.clue.is_empty() {
+            bail!(
+                "{}: line {n}: a scenario needs team cards and a clue",
+                path.display()
+            );
+        }
+        out.push(s);
+    }
+    if header.is_none() {
+        bail!("{}: empty: no header, no scenario", path.display());
+    }
+    Ok(out)
+}
+
+/// How often something held, out of how many.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    pub hits: usize,
+    pub of: usize,
+}
+
+impl Share {
+    fn add(&mut self, hit: bool) {
+        self.hits += hit as usize;
+        self.of += 1;
+    }
+    pub fn rate(&self) -> f64 {
+        if self.of == 0 {
+            0.0
+        } else {
+            self.hits as f64 / self.of as f64
+        }
+    }
+}
+
+/// How one outside guesser took one strategy's clues.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Followed {
+    /// Every team card reached with the clue (of all scenarios; no clue counts as a miss).
+    pub all_team: Share,
+    /// The first pick a team card (of the scenarios with a clue).
+    pub first_right: Share,
+    /// The first pick a card to avoid (of the scenarios with a clue).
+    pub first_wrong: Share,
+}
+
+/// The figures of [`evaluate`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioReport {
+    pub scenarios: usize,
+    /// Per guesser: took exactly the team's cards for the person's clue.
+    pub understands: BTreeMap<String, Share>,
+    /// Per strategy: scenarios where it gave no clue.
+    pub no_clue: BTreeMap<String, usize>,
+    /// Per strategy, then per guesser: how our clue was followed.
+    pub followed: BTreeMap<String, BTreeMap<String, Followed>>,
+}
+
+/// Both checks over `scenarios`: every guesser of `understanding` reads the person's clues, and
+/// every guesser of `judges` follows each strategy's clue on the same boards.
+pub fn evaluate(
+    scenarios: &[Scenario],
+    k: &dyn Knowledge,
+    lexicon: &dyn Lexicon,
+    strategies: &[&dyn Strategy],
+    understanding: &[&dyn Guesser],
+    judges: &[&dyn Guesser],
+) -> anyhow::Result<ScenarioReport> {
+    let mut r = ScenarioReport {
+        scenarios: scenarios.len(),
+        ..ScenarioReport::default()
+    };
+    for s in scenarios {
+        let board: Vec<String> = s.team.iter().chain(&s.avoid).cloned().collect();
+        for g in understanding {
+            let picks = g.guess(&s.clue, s.team.len(), &board).with_context(|| {
+                format!("scenario {}: {} guessing {:?}", s.id, g.name(), s.clue)
+            })?;
+            let exact =
+                picks.len() == s.team.len() && picks.iter().all(|p| s.team.contains(&p.word));
+            r.understands
+                .entry(g.name().to_string())
+                .or_default()
+                .add(exact);
+        }
+        let req = Request {
+            pos: s.team.clone(),
+            neg: s.avoid.clone(),
+            ..Request::default()
+        };
+        let legality = Legality::new(&board, lexicon);
+        for st in strategies {
+            let clue = st
+                .suggest(k, &req, &legality)
+                .with_context(|| format!("scenario {}: {}", s.id, st.name()))?
+                .into_iter()
+                .next();
+            let per = r.followed.entry(st.name().to_string()).or_default();
+            let Some(clue) = clue else {
+                *r.no_clue.entry(st.name().to_string()).or_default() += 1;
+                for g in judges {
+                    per.entry(g.name().to_string())
+                        .or_default()
+                        .all_team
+                        .add(false);
+                }
+                continue;
+            };
+            for g in judges {
+                let picks = g.guess(&clue.clue, clue.count, &board)?;
+                let f = per.entry(g.name().to_string()).or_default();
+                // The guesser stops at its first wrong card.
+                let reached = picks
+                    .iter()
+                    .take_while(|p| s.team.contains(&p.word))
+                    .count();
+                f.all_team.add(reached == s.team.len());
+                let first = picks.first().map(|p| s.team.contains(&p.word));
+                f.first_right.add(first == Some(true));
+                f.first_wrong.add(first == Some(false));
+            }
+        }
+    }
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scenario_file_is_read_by_its_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.tsv");
+        std::fs::write(
+            &path,
+            "clue\tid\tteam\tavoid\nPoker\ta1\tdeck, luck\thorn,cap\n\npet\ta2\tdog,vet\tking\n",
+        )
+        .unwrap();
+        let s = read(&path).unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s[0],
+            Scenario {
+                id: "a1".into(),
+                team: vec!["deck".into(), "luck".into()],
+                avoid: vec!["horn".into(), "cap".into()],
+                clue: "poker".into(),
+            }
+        );
+        assert_eq!(s[1].team, ["dog", "vet"]);
+    }
+
+    #[test]
+    fn a_bad_scenario_file_names_the_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.tsv");
+        std::fs::write(&path, "id\tteam\tclue\n").unwrap();
+        let e = format!("{:#}", read(&path).unwrap_err());
+        assert!(
+            e.contains("bad.tsv") && e.contains("line 1") && e.contains("avoid"),
+            "{e}"
+        );
+        std::fs::write(&path, "id\tteam\tavoid\tclue\nx\tdog\tcat\n").unwrap();
+        let e = format!("{:#}", read(&path).unwrap_err());
+        assert!(e.contains("line 2"), "{e}");
+        std::fs::write(&path, "").unwrap();
+        assert!(read(&path).is_err());
+    }
+}
