@@ -79,6 +79,20 @@ impl Knowledge for Store<'_> {
     }
 }
 
+/// A card's row from `cache`, read once with `read`.
+fn cached(
+    cache: &RefCell<HashMap<String, Option<Arc<[f32]>>>>,
+    card: &str,
+    read: impl FnOnce() -> Result<Option<Arc<[f32]>>>,
+) -> Result<Option<Arc<[f32]>>> {
+    if let Some(v) = cache.borrow().get(card) {
+        return Ok(v.clone());
+    }
+    let v = read()?;
+    cache.borrow_mut().insert(card.to_string(), v.clone());
+    Ok(v)
+}
+
 /// The store as [`Knowledge`], keeping what a game or a benchmark reads again and again (the
 /// clue words, each card's relatedness vector) in memory after the first read.
 pub struct StoreKnowledge<'s> {
@@ -150,14 +164,9 @@ impl Knowledge for StoreKnowledge<'_> {
         Ok(self.top_scores.get_or_init(|| t).clone())
     }
     fn relatedness(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
-        if let Some(v) = self.vectors.borrow().get(card) {
-            return Ok(v.clone());
-        }
-        let v = Knowledge::relatedness(self.store, card)?;
-        self.vectors
-            .borrow_mut()
-            .insert(card.to_string(), v.clone());
-        Ok(v)
+        cached(&self.vectors, card, || {
+            Knowledge::relatedness(self.store, card)
+        })
     }
 
     fn clue_form(&self, word: &str) -> Result<Option<String>> {
@@ -165,14 +174,9 @@ impl Knowledge for StoreKnowledge<'_> {
     }
 
     fn reading(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
-        if let Some(v) = self.readings.borrow().get(card) {
-            return Ok(v.clone());
-        }
-        let v = Knowledge::reading(self.store, card)?;
-        self.readings
-            .borrow_mut()
-            .insert(card.to_string(), v.clone());
-        Ok(v)
+        cached(&self.readings, card, || {
+            Knowledge::reading(self.store, card)
+        })
     }
 
     fn card_words(&self) -> Result<Vec<String>> {

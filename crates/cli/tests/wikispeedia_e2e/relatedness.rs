@@ -309,17 +309,22 @@ fn threshold_and_herfindahl_count_an_unknown_card_as_a_risk() {
     }
 }
 
-#[test]
-fn eval_with_an_outside_guesser() {
-    let dir = tempfile::tempdir().unwrap();
-    // A tiny word2vec file: a few card words, and clue words it may or may not know.
-    let path = dir.path().join("tiny.txt");
+/// A tiny word2vec file in `dir` (a few card words, and clue words it may or may not know), as
+/// a `--guesser` spec.
+fn tiny_vectors(dir: &std::path::Path) -> String {
+    let path = dir.join("tiny.txt");
     std::fs::write(
         &path,
         "4 3\napple 1 0 0\nlemon 0.9 0.1 0\nfire 0 1 0\nfruit 1 0.1 0\n",
     )
     .unwrap();
-    let spec = format!("vectors:{}", crate::common::utf8(&path));
+    format!("vectors:{}", crate::common::utf8(&path))
+}
+
+#[test]
+fn eval_with_an_outside_guesser() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tiny_vectors(dir.path());
     let v = query(&[
         "eval",
         "--games",
@@ -383,14 +388,8 @@ fn eval_with_an_outside_guesser() {
 #[test]
 fn eval_turns_are_json_lines_with_every_guessers_picks() {
     let dir = tempfile::tempdir().unwrap();
-    let vectors = dir.path().join("tiny.txt");
-    std::fs::write(
-        &vectors,
-        "4 3\napple 1 0 0\nlemon 0.9 0.1 0\nfire 0 1 0\nfruit 1 0.1 0\n",
-    )
-    .unwrap();
+    let spec = tiny_vectors(dir.path());
     let turns = dir.path().join("turns.jsonl");
-    let spec = format!("vectors:{}", crate::common::utf8(&vectors));
     let v = query(&[
         "eval",
         "--games",
