@@ -442,3 +442,138 @@ fn messages_name_the_database_and_cut_long_words() {
         run.stderr
     );
 }
+
+// ---- issue 22: malformed stored data, and builds that yield nothing ----
+
+/// [`small_db`] with every pipeline stage run on it (`pipeline all`: relatedness included).
+fn built_db(dir: &Path) -> PathBuf {
+    let db = small_db(dir);
+    clue_db(["pipeline", "all", "--db", utf8(&db)]).ok();
+    db
+}
+
+/// Runs `clue-db ARGS` on `db` and expects an error (exit code non-zero, not a panic's 101)
+/// whose message holds every one of `want`.
+#[track_caller]
+fn fails_naming(args: &[&str], db: &Path, want: &[&str]) {
+    let mut all = args.to_vec();
+    all.extend(["--db", utf8(db)]);
+    let run = clue_db(&all);
+    assert_ne!(run.code, Some(101), "{args:?} panicked:\n{}", run.stderr);
+    let run = run.failed();
+    for w in want {
+        assert!(
+            run.stderr.contains(w),
+            "{args:?}: no {w:?} in:\n{}",
+            run.stderr
+        );
+    }
+}
+
+/// Issue 22, item 9: a stored vector of the wrong length, a NaN in one, or a `clue_words` table
+/// whose ids are not `0..n` is an error naming the table and the word, never a panic (a
+/// 4-byte `relatedness_vectors.scores` made `suggest` and `guess` panic with "index out of
+/// bounds", exit 101).
+#[test]
+fn malformed_stored_relatedness_is_an_error_naming_table_and_term() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = built_db(dir.path());
+    let clue_words = count(&open(&good), "SELECT count(*) FROM clue_words");
+    assert!(clue_words > 1, "the sample yields clue words");
+    let suggest = [
+        "suggest",
+        "--pos",
+        "apple,water",
+        "--neg",
+        "fire",
+        "--assassin",
+        "ice",
+    ];
+    let guess = [
+        "guess",
+        "--clue",
+        "water",
+        "--count",
+        "2",
+        "--board",
+        "apple,fire,ice",
+    ];
+    let tampered = |name: &str, sql: &str| {
+        let db = dir.path().join(name);
+        std::fs::copy(&good, &db).unwrap();
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        db
+    };
+    let expected = format!("expected {clue_words} (clue_words rows)");
+
+    // One score where there should be one per clue word.
+    let db = tampered(
+        "short.sqlite",
+        "UPDATE relatedness_vectors SET scores = x'00000000' WHERE term = 'apple';
+         UPDATE relatedness_reading SET scores = x'00000000' WHERE term = 'apple';",
+    );
+    fails_naming(
+        &suggest,
+        &db,
+        &["relatedness_vectors", "'apple' has 1 scores", &expected],
+    );
+    fails_naming(
+        &guess,
+        &db,
+        &["relatedness_reading", "'apple' has 1 scores", &expected],
+    );
+    fails_naming(&guess, &db, &["pipeline relatedness"]);
+
+    // Not a whole number of scores.
+    let db = tampered(
+        "ragged.sqlite",
+        "UPDATE relatedness_vectors SET scores = x'0000' WHERE term = 'water';",
+    );
+    fails_naming(
+        &suggest,
+        &db,
+        &["relatedness_vectors", "'water'", "2 bytes"],
+    );
+
+    // A NaN (0x7fc00000, little-endian) in place of the first score.
+    let db = tampered(
+        "nan.sqlite",
+        "UPDATE relatedness_vectors SET scores = CAST(x'0000c07f' || substr(scores, 5) AS BLOB)
+         WHERE term = 'apple';",
+    );
+    fails_naming(&suggest, &db, &["relatedness_vectors", "'apple'", "NaN"]);
+
+    // A clue word's id moved out of `0..n`: every vector position after it would shift.
+    let db = tampered(
+        "ids.sqlite",
+        "UPDATE clue_words SET id = id + 100000 WHERE id = 3;",
+    );
+    fails_naming(&suggest, &db, &["clue_words", "id"]);
+    fails_naming(&guess, &db, &["clue_words", "id"]);
+}
+
+/// Issue 22, item 11: a build whose relatedness stage finds no clue word (every word below
+/// `--min-count`) fails, and the database it would have replaced stays byte for byte (before,
+/// `pipeline all` succeeded and wrote a database no query can use).
+#[test]
+fn a_build_yielding_no_clue_word_fails_and_keeps_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = built_db(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let run = clue_db([
+        "pipeline",
+        "all",
+        "--min-count",
+        "1000000000",
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(run.stderr.contains("no clue words"), "{}", run.stderr);
+    assert!(run.stderr.contains("--min-count"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
+    assert!(common::tmp_leftovers(dir.path()).is_empty());
+}

@@ -35,12 +35,8 @@ impl Knowledge for Store<'_> {
     }
     fn top_scores(&self) -> Result<Arc<TopScores>> {
         let mut tops = TopScores::new();
-        self.for_each_score(|clue, term, s| {
-            if s.is_finite() {
-                tops.entry(clue).or_default().push((term, s));
-            }
-        })
-        .with_context(table("scores"))?;
+        self.for_each_score(|clue, term, s| tops.entry(clue).or_default().push((term, s)))
+            .with_context(table("scores"))?;
         for best in tops.values_mut() {
             crate::sort_top(best);
         }

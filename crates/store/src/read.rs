@@ -1,8 +1,37 @@
 //! Reads for the query engine: scores by term or clue, term documents and evidence.
 
 use crate::Store;
-use anyhow::Result;
+use anyhow::{Result, bail};
 use rusqlite::OptionalExtension;
+
+/// `x`, a score read from `table`, if it is a number. SQLite stores an infinity (and reads NaN
+/// back as NULL, a type error): a tampered or damaged file, which a query would otherwise rank
+/// above every real score or silently drop. The error names the table, the row (`what`) and the
+/// stage that writes the table.
+pub(crate) fn finite(
+    table: &str,
+    stage: &str,
+    what: impl FnOnce() -> String,
+    x: f64,
+) -> Result<f64> {
+    if !x.is_finite() {
+        bail!(
+            "{table}: {} has score {x}, not a number: rebuild with `clue-db pipeline {stage}`",
+            what()
+        );
+    }
+    Ok(x)
+}
+
+/// [`finite`] for a row of `scores`.
+fn score(clue: &str, term: &str, x: f64) -> Result<f64> {
+    finite(
+        "scores",
+        "scores",
+        || format!("clue '{clue}' with term '{term}'"),
+        x,
+    )
+}
 
 /// Why a clue scores with a term: the best piece of evidence kept by the scores stage.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -32,8 +61,13 @@ impl Store<'_> {
         let mut st = self
             .conn()
             .prepare_cached("SELECT clue, score FROM scores WHERE term = ?1")?;
-        let rows = st.query_map([term], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let rows = st.query_map([term], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?;
+        rows.map(|row| {
+            let (clue, s) = row?;
+            let s = score(&clue, term, s)?;
+            Ok((clue, s))
+        })
+        .collect()
     }
 
     /// The clues that are inflections of `form`, a form of a covered term (see
@@ -51,8 +85,13 @@ impl Store<'_> {
         let mut st = self
             .conn()
             .prepare_cached("SELECT term, score FROM scores WHERE clue = ?1")?;
-        let rows = st.query_map([clue], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let rows = st.query_map([clue], |r| Ok((r.get::<_, String>(0)?, r.get(1)?)))?;
+        rows.map(|row| {
+            let (term, s) = row?;
+            let s = score(clue, &term, s)?;
+            Ok((term, s))
+        })
+        .collect()
     }
 
     /// A term's document: `(word, count)`.
@@ -70,7 +109,7 @@ impl Store<'_> {
             "SELECT s.score, s.page_id, p.title, s.direction, s.count, p.pagerank, s.excerpt
              FROM scores s JOIN pages p ON p.id = s.page_id WHERE s.clue = ?1 AND s.term = ?2",
         )?;
-        Ok(st
+        let evidence = st
             .query_row([clue, term], |r| {
                 Ok(Evidence {
                     clue: clue.to_string(),
@@ -84,7 +123,11 @@ impl Store<'_> {
                     excerpt: r.get(6)?,
                 })
             })
-            .optional()?)
+            .optional()?;
+        if let Some(e) = &evidence {
+            score(clue, term, e.score)?;
+        }
+        Ok(evidence)
     }
 
     /// A main-namespace page by exact title.
@@ -119,7 +162,9 @@ impl Store<'_> {
             .prepare_cached("SELECT clue, term, score FROM scores")?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
-            f(r.get(0)?, r.get(1)?, r.get(2)?);
+            let (clue, term): (String, String) = (r.get(0)?, r.get(1)?);
+            let s = score(&clue, &term, r.get(2)?)?;
+            f(clue, term, s);
         }
         Ok(())
     }
@@ -133,9 +178,19 @@ impl Store<'_> {
         );
         let mut st = self.conn().prepare(&sql)?;
         let rows = st.query_map(rusqlite::params_from_iter(except), |r| {
-            Ok((r.get(0)?, r.get(1)?))
+            Ok((r.get::<_, String>(0)?, r.get(1)?))
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.map(|row| {
+            let (clue, s) = row?;
+            let s = finite(
+                "scores",
+                "scores",
+                || format!("clue '{clue}' (its best)"),
+                s,
+            )?;
+            Ok((clue, s))
+        })
+        .collect()
     }
 
     /// Whether `word` appears as a clue at all, in `scores` or `clue_words` (the words the
@@ -147,5 +202,49 @@ impl Store<'_> {
                 "SELECT 1 FROM scores WHERE clue = ?1 UNION ALL SELECT 1 FROM clue_words WHERE word = ?1 LIMIT 1",
             )?;
         Ok(st.exists([word])?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Build, ScoreRow, Store};
+
+    /// Issue 22, item 9: an infinite score in `scores` (what SQLite keeps of `9e999`) is an
+    /// error naming the table, the clue and the term, from every reader of the table, rather
+    /// than a clue ranked above every real one or silently dropped.
+    #[test]
+    fn a_score_that_is_no_number_is_an_error_naming_its_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.sqlite");
+        let b = Build::create(&path).unwrap();
+        for (clue, score) in [("fruit", f64::INFINITY), ("red", 0.5)] {
+            b.insert_score(&ScoreRow {
+                clue: clue.into(),
+                term: "apple".into(),
+                score,
+                page_id: 1,
+                direction: "clue_page",
+                count: 1,
+                excerpt: None,
+            })
+            .unwrap();
+        }
+        b.finish().unwrap();
+        let store = Store::open(&path).unwrap();
+        let named = |e: anyhow::Error| {
+            let e = format!("{e:#}");
+            assert!(
+                e.contains("scores: clue 'fruit'")
+                    && e.contains("inf")
+                    && e.contains("pipeline scores"),
+                "{e}"
+            );
+        };
+        named(store.clues_of("apple").unwrap_err());
+        named(store.terms_of("fruit").unwrap_err());
+        named(store.for_each_score(|_, _, _| {}).unwrap_err());
+        let e = store.best_scores_except(&[]).unwrap_err().to_string();
+        assert!(e.contains("clue 'fruit'") && e.contains("inf"), "{e}");
+        assert_eq!(store.terms_of("red").unwrap(), [("apple".to_string(), 0.5)]);
     }
 }

@@ -5,6 +5,9 @@ use crate::{Build, Store};
 use anyhow::{Context, Result, bail};
 use rusqlite::{OptionalExtension, params};
 
+/// What to do about a malformed relatedness table (a tampered or damaged file).
+const REBUILD: &str = "rebuild with `clue-db pipeline relatedness`";
+
 /// One `(card word, clue word)` row of `relatedness`, the evidence behind the score.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RelatednessRow {
@@ -131,18 +134,81 @@ impl Store<'_> {
 
     /// The clue words with their counts and risks (see `db/schema.sql`), in id order; empty when the
     /// `relatedness` stage has not run.
+    ///
+    /// An id that is not the word's position (`0..n`, the order of every stored vector) or a
+    /// risk that is not a number is an error naming the word: read on, it would shift or poison
+    /// every score.
     pub fn clue_words(&self) -> Result<Vec<(String, u64, f32)>> {
         let mut st = self
             .conn()
-            .prepare_cached("SELECT word, count, risk FROM clue_words ORDER BY id")?;
-        let rows = st.query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get::<_, i64>(1)?.max(0) as u64,
-                r.get::<_, f64>(2)? as f32,
-            ))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            .prepare_cached("SELECT id, word, count, risk FROM clue_words ORDER BY id")?;
+        let mut rows = st.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let (id, word): (i64, String) = (r.get(0)?, r.get(1)?);
+            let risk = r.get::<_, f64>(3)? as f32;
+            if id != out.len() as i64 {
+                bail!(
+                    "clue_words: word '{word}' has id {id} at position {}: ids must run 0, 1, 2, … \
+                     (the positions of the stored scores): {REBUILD}",
+                    out.len()
+                );
+            }
+            if !risk.is_finite() {
+                bail!("clue_words: word '{word}' has risk {risk}, not a number: {REBUILD}");
+            }
+            out.push((word, r.get::<_, i64>(2)?.max(0) as u64, risk));
+        }
+        Ok(out)
+    }
+
+    /// The rows of `clue_words`, once their ids are checked to be `0..n` (the positions of the
+    /// scores every stored vector holds).
+    fn clue_word_count(&self) -> Result<usize> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT count(*), min(id), max(id) FROM clue_words")?;
+        let (n, min, max): (i64, Option<i64>, Option<i64>) =
+            st.query_row([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        // Ids are unique integers (the rowid), so n of them from 0 to n - 1 are exactly 0..n.
+        if n > 0 && (min != Some(0) || max != Some(n - 1)) {
+            bail!(
+                "clue_words: ids run from {} to {} over {n} rows, not 0 to {}: {REBUILD}",
+                min.unwrap_or_default(),
+                max.unwrap_or_default(),
+                n - 1
+            );
+        }
+        Ok(n as usize)
+    }
+
+    /// A stored row of scores (`relatedness_vectors`, `relatedness_reading`): one finite
+    /// little-endian `f32` per clue word. Anything else (a tampered or truncated blob, a NaN) is
+    /// an error naming the table and the term, never a vector a query would index past.
+    fn scores_of(&self, table: &str, term: &str, blob: &[u8]) -> Result<Vec<f32>> {
+        let expected = self.clue_word_count()?;
+        if !blob.len().is_multiple_of(4) {
+            bail!(
+                "{table}: term '{term}' has {} bytes of scores, not a whole number of 4-byte \
+                 scores: {REBUILD}",
+                blob.len()
+            );
+        }
+        let scores: Vec<f32> = blob
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        if scores.len() != expected {
+            bail!(
+                "{table}: term '{term}' has {} scores, expected {expected} (clue_words rows): \
+                 {REBUILD}",
+                scores.len()
+            );
+        }
+        if let Some((id, x)) = scores.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+            bail!("{table}: term '{term}' has a score of {x} (clue word id {id}): {REBUILD}");
+        }
+        Ok(scores)
     }
 
     /// The clue word that `form` was counted under (`animal` → `animals`), when `form` is a
@@ -166,17 +232,7 @@ impl Store<'_> {
         else {
             return Ok(None);
         };
-        if blob.len() % 4 != 0 {
-            bail!(
-                "relatedness_reading: the scores of {term:?} are {} bytes, not a multiple of 4",
-                blob.len()
-            );
-        }
-        Ok(Some(
-            blob.chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-        ))
+        Ok(Some(self.scores_of("relatedness_reading", term, &blob)?))
     }
 
     /// The card words the `relatedness` stage covered, sorted.
@@ -200,16 +256,7 @@ impl Store<'_> {
         let Some((count, blob)) = row else {
             return Ok(None);
         };
-        if blob.len() % 4 != 0 {
-            bail!(
-                "relatedness_vectors: the scores of {term:?} are {} bytes, not a multiple of 4",
-                blob.len()
-            );
-        }
-        let scores = blob
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
+        let scores = self.scores_of("relatedness_vectors", term, &blob)?;
         Ok(Some((count.max(0) as u64, scores)))
     }
 
@@ -218,7 +265,7 @@ impl Store<'_> {
         let mut st = self.conn().prepare_cached(
             "SELECT score, ppmi, cosine, cooccurrences FROM relatedness WHERE term = ?1 AND clue = ?2",
         )?;
-        Ok(st
+        let row = st
             .query_row([term, clue], |r| {
                 Ok(RelatednessRow {
                     term: term.to_string(),
@@ -229,7 +276,14 @@ impl Store<'_> {
                     cooccurrences: r.get::<_, i64>(3)?.max(0) as u64,
                 })
             })
-            .optional()?)
+            .optional()?;
+        if let Some(r) = &row {
+            for x in [r.score, r.ppmi, r.cosine] {
+                let what = || format!("term '{term}' with clue '{clue}'");
+                crate::read::finite("relatedness", "relatedness", what, x)?;
+            }
+        }
+        Ok(row)
     }
 
     /// Where a card word and a clue word meet, when the stage kept it.
