@@ -167,6 +167,16 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     times.push(("seconds_evidence", t.elapsed().as_secs_f64()));
 
     let t = Instant::now();
+    // A build without clue words answers no board: fail it, so it replaces no database.
+    if nc == 0 {
+        bail!(
+            "no clue words: no word of the {} pages' text occurs --min-count {} times on at most \
+             --max-page-share {} of the pages; lower --min-count, or build from more text",
+            all.pages,
+            p.min_count,
+            p.max_page_share
+        );
+    }
     let pb = progress::bar(rel.cards.len() as u64, "card words");
     pb.set_prefix("relatedness: write");
     build.begin()?;
