@@ -577,3 +577,27 @@ fn a_build_yielding_no_clue_word_fails_and_keeps_the_database() {
     assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
     assert!(common::tmp_leftovers(dir.path()).is_empty());
 }
+
+/// Issue 22, item 11: `--terms /dev/zero` read 2.1 GB and ran out of memory; it now fails at
+/// the line cap, naming the file, and the database stays.
+#[test]
+fn an_endless_terms_file_is_refused_at_its_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let run = clue_db([
+        "pipeline",
+        "terms",
+        "--terms",
+        "/dev/zero",
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(
+        run.stderr.contains("/dev/zero") && run.stderr.contains("longer than"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
+}

@@ -6,17 +6,55 @@
 //! - `synonyms.tsv`: `term<TAB>synonym`, a word that stands for the term when counting.
 
 use anyhow::{Context, Result, bail};
+use std::io::{BufReader, Read};
 use std::path::Path;
+use wiki::limits::show;
 
+/// Largest hand-kept input file: 16 MiB (the English card list is 3 KB). `--terms` names any
+/// file, `/dev/zero` included: past this it is not a list of words.
+pub const MAX_INPUT_BYTES: u64 = 16 << 20;
+/// Longest line of a hand-kept input: 4 KiB (a card word and a page title, at most 1 KiB).
+pub const MAX_LINE_BYTES: u64 = 4 << 10;
+
+/// The entries of an input file: `(line number, trimmed line)`, comments and blank lines left
+/// out. A line past [`MAX_LINE_BYTES`] or a file past [`MAX_INPUT_BYTES`] is an error naming
+/// the file and the cap, read no further (never held in memory whole).
 fn lines(path: &Path) -> Result<Vec<(usize, String)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim().to_string()))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .collect())
+    let reading = || format!("reading {}", path.display());
+    let file = std::fs::File::open(path).with_context(reading)?;
+    let mut input = BufReader::new(file.take(MAX_INPUT_BYTES + 1));
+    let (mut out, mut buf, mut read) = (Vec::new(), Vec::new(), 0u64);
+    for n in 1.. {
+        buf.clear();
+        let Some(got) = wiki::io::read_line_capped(&mut input, &mut buf, MAX_LINE_BYTES)
+            .with_context(reading)?
+        else {
+            bail!(
+                "{}: line {n} is longer than {} (cap pipeline::inputs::MAX_LINE_BYTES): not a \
+                 list of words",
+                path.display(),
+                show(MAX_LINE_BYTES)
+            );
+        };
+        read += got as u64;
+        if read > MAX_INPUT_BYTES {
+            bail!(
+                "{}: larger than {} (cap pipeline::inputs::MAX_INPUT_BYTES): not a list of words",
+                path.display(),
+                show(MAX_INPUT_BYTES)
+            );
+        }
+        if got == 0 {
+            break;
+        }
+        let line = std::str::from_utf8(&buf)
+            .with_context(|| format!("{}: line {n} is not UTF-8", path.display()))?
+            .trim();
+        if !line.is_empty() && !line.starts_with('#') {
+            out.push((n, line.to_string()));
+        }
+    }
+    Ok(out)
 }
 
 /// The card words, lower-case, in file order, without duplicates.
@@ -74,5 +112,29 @@ mod tests {
         std::fs::write(&p, "ok\tfine\nbroken line\n").unwrap();
         let e = read_pairs(&p).unwrap_err().to_string();
         assert!(e.contains("line 2"), "{e}");
+    }
+
+    /// Issue 22, item 11: `--terms /dev/zero` read 2.1 GB before it ran out of memory. An
+    /// endless line stops at the line cap, a file of many lines at the size cap, each naming
+    /// the file and the cap.
+    #[test]
+    fn inputs_past_their_caps_are_errors_naming_the_file() {
+        let e = format!("{:#}", read_terms(Path::new("/dev/zero")).unwrap_err());
+        assert!(
+            e.contains("/dev/zero") && e.contains("line 1") && e.contains("4 KiB"),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("synonyms.tsv");
+        let line = "apple\tfruit\n";
+        let lines = (MAX_INPUT_BYTES as usize) / line.len() + 1;
+        std::fs::write(&big, line.repeat(lines)).unwrap();
+        let e = format!("{:#}", read_pairs(&big).unwrap_err());
+        assert!(e.contains("synonyms.tsv") && e.contains("16 MiB"), "{e}");
+        // A line at the cap, and a file just under its cap, are read.
+        let long = dir.path().join("terms.txt");
+        let word = "a".repeat(MAX_LINE_BYTES as usize - 1);
+        std::fs::write(&long, format!("{word}\n")).unwrap();
+        assert_eq!(read_terms(&long).unwrap(), [word]);
     }
 }
