@@ -50,6 +50,10 @@ pub struct IngestArgs {
     /// sending a new token every time would otherwise be followed forever).
     #[arg(long, default_value_t = wiki::limits::MAX_CONTINUATIONS)]
     api_max_continue: usize,
+    /// API: most response bytes read over the `continue` rounds of one query before the fetch
+    /// fails (each response and the rounds capped, a server could still pile up gigabytes).
+    #[arg(long, default_value_t = wiki::limits::MAX_QUERY_BYTES)]
+    api_max_query_bytes: u64,
     /// The database to write; replaced only if the ingest succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -179,6 +183,7 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
         concurrency: Some(a.concurrency),
         backoff: a.api_backoff_ms.map(Duration::from_millis),
         max_continuations: Some(a.api_max_continue),
+        max_query_bytes: Some(a.api_max_query_bytes),
         ..request(a.format, a.paths, a.index, a.skip_site_pages)
     };
     if req.format == Format::DumpRun {

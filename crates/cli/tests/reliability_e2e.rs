@@ -601,3 +601,60 @@ fn an_endless_terms_file_is_refused_at_its_cap() {
     );
     assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
 }
+
+/// Issue 22, item 11: a server answering every `continue` round with a new token and a few
+/// hundred KB, each response under its cap and the rounds under theirs, grew `ingest --format
+/// api` to 7.7 GB until it aborted, leaving its `.tmpPID`. The bytes of one query's rounds are
+/// capped (`--api-max-query-bytes`): the fetch fails naming the cap, over a new database as over
+/// an old one (which stays as it was), and no temporary file is left.
+#[test]
+fn api_rounds_of_one_query_stop_at_the_byte_cap() {
+    let server = fakewiki::serve(move |req| {
+        let round = req.params.get("plcontinue").cloned().unwrap_or_default();
+        let links: Vec<_> = (0..4000)
+            .map(|j| serde_json::json!({"ns": 0, "title": format!("Link {round} {j} {}", "x".repeat(40))}))
+            .collect();
+        fakewiki::ok(serde_json::json!({
+            "continue": {"plcontinue": format!("{round}x"), "continue": "||"},
+            "query": {"pages": [{"pageid": 1, "ns": 0, "title": "Pie", "links": links}]}
+        }))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let fetch = |db: &Path| {
+        clue_db([
+            "ingest",
+            "--format",
+            "api",
+            server.base.as_str(),
+            "--page-ids",
+            "1",
+            "--api-max-query-bytes",
+            "1048576",
+            "--api-backoff-ms",
+            "1",
+            "--db",
+            utf8(db),
+        ])
+        .failed()
+    };
+    let run = fetch(&dir.path().join("new.sqlite"));
+    assert!(
+        run.stderr
+            .contains("more than 1 MiB over the `continue` rounds of one query"),
+        "{}",
+        run.stderr
+    );
+    assert!(common::tmp_leftovers(dir.path()).is_empty());
+
+    let db = small_db(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let run = fetch(&db);
+    assert!(
+        run.stderr.contains("--api-max-query-bytes"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
+    assert!(common::tmp_leftovers(dir.path()).is_empty());
+    assert_eq!(server.count(), 8, "four rounds of each fetch");
+}

@@ -73,6 +73,8 @@ pub struct Request {
     pub backoff: Option<Duration>,
     /// API: most `continue` rounds of one query (default [`wiki::limits::MAX_CONTINUATIONS`]).
     pub max_continuations: Option<usize>,
+    /// API: most response bytes of one query's rounds (default [`wiki::limits::MAX_QUERY_BYTES`]).
+    pub max_query_bytes: Option<u64>,
     /// API: set (by a Ctrl-C handler) to stop fetching; the run then ends as a failed fetch
     /// does, keeping what it stored when `keep_partial` is set.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -124,6 +126,7 @@ impl Request {
             concurrency: None,
             backoff: None,
             max_continuations: None,
+            max_query_bytes: None,
             cancel: None,
             id_offset: 0,
             meta_stage: "ingest".to_string(),
@@ -155,6 +158,7 @@ fn api_pages(req: &Request, skip: &HashSet<u64>) -> Result<wiki::api::FetchPages
         concurrency: req.concurrency.unwrap_or(defaults.concurrency).max(1),
         backoff: req.backoff.unwrap_or(defaults.backoff),
         max_continuations: req.max_continuations.unwrap_or(defaults.max_continuations),
+        max_query_bytes: req.max_query_bytes.unwrap_or(defaults.max_query_bytes),
         cancel: req.cancel.clone(),
         ..defaults
     };

@@ -66,6 +66,10 @@ pub struct ApiOptions {
     /// [`crate::limits::MAX_CONTINUATIONS`]): a server sending a new token every time would
     /// otherwise be followed forever.
     pub max_continuations: usize,
+    /// Most response bytes read over all the `continue` rounds of one query (default
+    /// [`crate::limits::MAX_QUERY_BYTES`]): each round under `max_response_bytes` and the rounds
+    /// under `max_continuations`, a query could still pile up their product (640 GB) in memory.
+    pub max_query_bytes: u64,
     /// Set from outside (a Ctrl-C handler) to stop [`ApiClient::fetch_pages`]: its iterator
     /// ends with [`Error::Interrupted`] within a tenth of a second, even while a request hangs.
     pub cancel: Option<Arc<AtomicBool>>,
@@ -86,6 +90,7 @@ impl Default for ApiOptions {
             retry_budget: Duration::from_secs(300),
             max_response_bytes: crate::limits::MAX_RESPONSE_BYTES,
             max_continuations: crate::limits::MAX_CONTINUATIONS,
+            max_query_bytes: crate::limits::MAX_QUERY_BYTES,
             cancel: None,
         }
     }
@@ -457,13 +462,27 @@ impl ApiClient {
     ) -> Result<()> {
         let mut cont: Vec<(String, String)> = Vec::new();
         let mut rounds = 0usize;
+        let mut bytes = 0u64;
         loop {
             let mut all: Vec<(String, String)> = params
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect();
             all.extend(cont.iter().cloned());
-            let (url, response) = self.get(&all)?;
+            let (url, response, size) = self.get(&all)?;
+            bytes += size;
+            let cap = self.inner.options.max_query_bytes;
+            if bytes > cap {
+                return Err(Error::Http {
+                    url: url.to_string(),
+                    message: format!(
+                        "more than {} over the `continue` rounds of one query ({bytes} bytes in \
+                         {} responses; cap --api-max-query-bytes): stopping",
+                        crate::limits::show(cap),
+                        rounds + 1
+                    ),
+                });
+            }
             if !f(response.query.unwrap_or_default())? {
                 return Ok(());
             }
@@ -501,8 +520,9 @@ impl ApiClient {
         }
     }
 
-    /// One API request with retries. Returns the URL (for error messages) and the parsed body.
-    fn get(&self, params: &[(String, String)]) -> Result<(Url, Response)> {
+    /// One API request with retries. Returns the URL (for error messages), the parsed body and
+    /// its size in bytes.
+    fn get(&self, params: &[(String, String)]) -> Result<(Url, Response, u64)> {
         let opts = &self.inner.options;
         let mut url = self.inner.base.clone();
         {
@@ -521,7 +541,7 @@ impl ApiClient {
         let start = std::time::Instant::now();
         loop {
             let message = match self.attempt(&url) {
-                Ok(response) => return Ok((url, response)),
+                Ok((response, size)) => return Ok((url, response, size)),
                 Err(Failure::Retry {
                     wait: Some(asked),
                     message,
@@ -559,7 +579,8 @@ impl ApiClient {
         }
     }
 
-    fn attempt(&self, url: &Url) -> std::result::Result<Response, Failure> {
+    /// One attempt: the parsed body and its size in bytes.
+    fn attempt(&self, url: &Url) -> std::result::Result<(Response, u64), Failure> {
         let response = self.inner.http.get(url.clone()).send().map_err(transport)?;
         let status = response.status();
         let wait = retry_after(response.headers());
@@ -600,7 +621,7 @@ impl ApiClient {
             Failure::Fatal(format!("HTTP {status}: not API JSON ({e}): {start:?}"))
         })?;
         match &parsed.error {
-            None => Ok(parsed),
+            None => Ok((parsed, body.len() as u64)),
             Some(err) => {
                 let message = format!("API error {}: {}", err.code, err.info);
                 // maxlag: replicas are behind; ratelimited: we were too fast. Both pass.

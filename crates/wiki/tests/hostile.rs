@@ -291,6 +291,41 @@ fn endless_continue_tokens_stop_at_the_cap() {
     assert_eq!(server.count(), 21);
 }
 
+/// Issue 22, item 11: each response under its cap and the rounds under theirs, a server could
+/// still make one query hold gigabytes (7.7 GB after 67 s): the bytes of all its rounds are
+/// capped too, and the query fails naming the cap.
+#[test]
+fn the_rounds_of_one_query_stop_at_the_byte_cap() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let n = calls.clone();
+    let server = serve(move |_| {
+        let i = n.fetch_add(1, Ordering::SeqCst);
+        let links: Vec<_> = (0..4000)
+            .map(|j| json!({"ns": 0, "title": format!("Link {i} {j} {}", "x".repeat(40))}))
+            .collect();
+        fakewiki::ok(json!({
+            "continue": {"plcontinue": format!("1|0|{i}"), "continue": "||"},
+            "query": {"pages": [{"pageid": 1, "ns": 0, "title": "Pie", "links": links}]}
+        }))
+    });
+    let client = ApiClient::new(
+        &server.base,
+        ApiOptions {
+            max_query_bytes: 1 << 20,
+            ..options()
+        },
+    )
+    .unwrap();
+    let message = http_message(client.links("Pie").unwrap_err());
+    assert!(
+        message.contains("more than 1 MiB over the `continue` rounds of one query"),
+        "{message}"
+    );
+    assert!(message.contains("--api-max-query-bytes"), "{message}");
+    // Each round is about 300 KB: the fourth passes 1 MiB.
+    assert_eq!(server.count(), 4);
+}
+
 /// Issue 13, item 2: the body was read whole (`response.bytes()`), whatever its size.
 #[test]
 fn a_response_past_the_cap_is_refused() {
