@@ -6,6 +6,7 @@
 pub mod api;
 pub mod extractor;
 pub mod io;
+mod multistream;
 pub mod sql;
 pub mod title;
 pub mod wikispeedia;
@@ -27,6 +28,14 @@ pub mod limits {
     pub const MAX_PAGE_BYTES: u64 = 16 << 20;
     /// One decoded bz2 stream of a multistream dump (100 pages, usually 1-5 MiB): 64 MiB.
     pub const MAX_DECODED_STREAM_BYTES: u64 = 64 << 20;
+    /// One range between two offsets of a multistream index, read into memory to be decoded
+    /// (Wikimedia's streams are well under 1 MB compressed; past this the index is incomplete).
+    pub const MAX_STREAM_BYTES: u64 = 64 << 20;
+    /// Bytes the multistream reader holds at once, by default (see
+    /// `xml::MultistreamOptions::budget`): compressed ranges, decoded streams and their pages
+    /// not yet handed out, over all its threads, whatever their number. Real streams (1-5 MiB
+    /// decoded) keep dozens of threads busy under it: 256 MiB.
+    pub const MAX_MULTISTREAM_BYTES: u64 = 256 << 20;
     /// One line of an SQL dump (mysqldump writes about 1 MiB of tuples per `INSERT` line), and
     /// so one tuple, however many lines it spans: 64 MiB.
     pub const MAX_SQL_LINE_BYTES: u64 = 64 << 20;

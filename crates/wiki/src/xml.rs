@@ -1,23 +1,24 @@
 //! MediaWiki XML dumps (`pages-articles`, export schema 0.10 and 0.11), plain or compressed,
-//! and multistream `.bz2` dumps decoded in parallel through their index.
+//! and multistream `.bz2` dumps decoded in parallel through their index (the streams' reading
+//! and decoding are in [`crate::multistream`], re-exported here).
 //!
 //! Each `<page>` becomes a [`Page`]: its id (the page's, not the revision's), title, namespace,
 //! the last revision's text turned into plain text, its links, and its redirect target. Both
-//! readers stream: memory holds one page (or one batch of multistream streams) at a time.
+//! readers stream: memory holds one page (or, for multistream, a budget of streams) at a time.
 //! Any defect in the input (malformed XML, a truncated compressed file, invalid UTF-8, a page
 //! without an id) ends the iteration with an [`Error::Parse`] naming the file and the byte.
 
 use crate::io::{self, Compression, Progress};
-use crate::limits::{MAX_DECODED_STREAM_BYTES, MAX_PAGE_BYTES};
+use crate::limits::MAX_PAGE_BYTES;
 use crate::{Error, Page, Position, Result, title, wikitext};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
-use rayon::prelude::*;
-use std::fs::File;
-use std::io::{BufRead, Read, Seek, SeekFrom};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+pub use crate::multistream::{
+    MultistreamOptions, MultistreamPages, read_multistream, read_multistream_with,
+};
 
 /// Opens a dump (`.xml`, `.xml.bz2`, `.xml.gz`, `.xml.xz`) and iterates over its pages.
 pub fn read(path: &Path, progress: &Progress) -> Result<XmlPages> {
@@ -432,238 +433,10 @@ fn redirect_title(e: &BytesStart<'_>) -> Result<Option<String>, String> {
     }
 }
 
-/// Reads a multistream dump (`...-pages-articles-multistream.xml.bz2`) with its index
-/// (`...-multistream-index.txt` or `.txt.bz2`, lines `offset:page_id:title`). The bz2 streams
-/// between consecutive index offsets are decoded and parsed in parallel, a batch at a time, on
-/// a background thread; pages come out in file order. The bytes before the first offset (the
-/// `<siteinfo>` stream) and after the last (the final pages and `</mediawiki>`) are read too,
-/// so no page is lost if the index is short.
-pub fn read_multistream(
-    path: &Path,
-    index: &Path,
-    progress: &Progress,
-) -> Result<MultistreamPages> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    let index_reader = io::open(index, &Progress::default())?;
-    let (tx, rx) = sync_channel(1);
-    let job = Producer {
-        path: path.to_path_buf(),
-        index: index.to_path_buf(),
-        file,
-        len,
-        progress: progress.clone(),
-        tx,
-    };
-    std::thread::Builder::new()
-        .name("multistream".into())
-        .spawn(move || job.run(index_reader))
-        .map_err(|e| Error::io(path, e))?;
-    Ok(MultistreamPages {
-        rx,
-        current: Vec::new().into_iter(),
-        done: false,
-        path: path.to_path_buf(),
-    })
-}
-
-/// What the decoding thread sends: a batch of pages in order, or the end.
-enum Message {
-    Pages(Vec<Result<Page>>),
-    Done,
-}
-
-/// The pages of a multistream dump, in file order. Yields at most one error, then stops.
-pub struct MultistreamPages {
-    rx: Receiver<Message>,
-    current: std::vec::IntoIter<Result<Page>>,
-    done: bool,
-    path: PathBuf,
-}
-
-impl Iterator for MultistreamPages {
-    type Item = Result<Page>;
-
-    fn next(&mut self) -> Option<Result<Page>> {
-        loop {
-            if self.done {
-                return None;
-            }
-            if let Some(item) = self.current.next() {
-                if item.is_err() {
-                    self.done = true;
-                }
-                return Some(item);
-            }
-            match self.rx.recv() {
-                Ok(Message::Pages(pages)) => self.current = pages.into_iter(),
-                Ok(Message::Done) => self.done = true,
-                Err(_) => {
-                    // The thread ended without saying it was done: never a silent short read.
-                    self.done = true;
-                    return Some(Err(Error::parse(
-                        &self.path,
-                        Position::Unknown,
-                        "the multistream decoding thread stopped unexpectedly",
-                    )));
-                }
-            }
-        }
-    }
-}
-
-/// The largest range between index offsets read into memory. Wikimedia's streams hold 100
-/// pages (well under 1 MB compressed); a range past this means a truncated or foreign index,
-/// which is reported rather than read into memory whole.
-const MAX_STREAM_BYTES: u64 = 64 << 20;
-
-/// The decoding thread's state.
-struct Producer {
-    path: PathBuf,
-    index: PathBuf,
-    file: File,
-    len: u64,
-    progress: Progress,
-    tx: SyncSender<Message>,
-}
-
-impl Producer {
-    fn run(mut self, index: Box<dyn BufRead + Send>) {
-        let batch_size = rayon::current_num_threads().max(1) * 2;
-        let mut offsets = IndexOffsets::new(index, self.index.clone());
-        let mut previous = 0u64;
-        let mut batch: Vec<(u64, u64)> = Vec::with_capacity(batch_size);
-        let mut finished = false;
-        while !finished {
-            // Collect the next batch of stream ranges [start, end).
-            while batch.len() < batch_size {
-                let end = match offsets.next_offset() {
-                    Ok(Some(o)) if o > self.len => {
-                        let e = Error::parse(
-                            &self.index,
-                            Position::Line(offsets.line),
-                            format!(
-                                "offset {o} is beyond the end of {} ({} bytes)",
-                                self.path.display(),
-                                self.len
-                            ),
-                        );
-                        return self.fail(batch, e);
-                    }
-                    Ok(Some(o)) => o,
-                    Ok(None) => {
-                        finished = true;
-                        self.len
-                    }
-                    Err(e) => return self.fail(batch, e),
-                };
-                if end - previous > MAX_STREAM_BYTES {
-                    let e = Error::parse(
-                        &self.path,
-                        Position::Byte(previous),
-                        format!(
-                            "{} bytes until the next index offset: the index {} looks \
-                             incomplete (read the dump with xml::read instead)",
-                            end - previous,
-                            self.index.display()
-                        ),
-                    );
-                    return self.fail(batch, e);
-                }
-                if end > previous {
-                    batch.push((previous, end));
-                    previous = end;
-                }
-                if finished {
-                    break;
-                }
-            }
-            let pages = match self.decode_batch(&batch) {
-                Ok(pages) => pages,
-                Err(e) => return self.fail(Vec::new(), e),
-            };
-            batch.clear();
-            let failed = pages.iter().any(|p| p.is_err());
-            if self.tx.send(Message::Pages(pages)).is_err() || failed {
-                return; // the reader was dropped, or the error has been delivered
-            }
-        }
-        let _ = self.tx.send(Message::Done);
-    }
-
-    /// Delivers the pages of the ranges read so far, then `error`.
-    fn fail(&mut self, batch: Vec<(u64, u64)>, error: Error) {
-        let mut pages = match self.decode_batch(&batch) {
-            Ok(pages) => pages,
-            Err(e) => vec![Err(e)],
-        };
-        if !pages.iter().any(|p| p.is_err()) {
-            pages.push(Err(error));
-        }
-        let _ = self.tx.send(Message::Pages(pages));
-    }
-
-    /// Reads the ranges' bytes in order, then decodes and parses them in parallel.
-    fn decode_batch(&mut self, batch: &[(u64, u64)]) -> Result<Vec<Result<Page>>> {
-        let mut chunks = Vec::with_capacity(batch.len());
-        for &(start, end) in batch {
-            let mut bytes = vec![0u8; (end - start) as usize];
-            self.file
-                .seek(SeekFrom::Start(start))
-                .and_then(|_| self.file.read_exact(&mut bytes))
-                .map_err(|e| Error::io(&self.path, e))?;
-            self.progress
-                .disk_bytes
-                .fetch_add(end - start, Ordering::Relaxed);
-            chunks.push((start, bytes));
-        }
-        let results: Vec<Vec<Result<Page>>> = chunks
-            .par_iter()
-            .map(|(start, bytes)| decode_stream(&self.path, *start, bytes, &self.progress))
-            .collect();
-        let mut pages = Vec::new();
-        for chunk in results {
-            let failed = chunk.iter().any(|p| p.is_err());
-            pages.extend(chunk);
-            if failed {
-                break;
-            }
-        }
-        Ok(pages)
-    }
-}
-
-/// Decodes one index range (normally one bz2 stream) and parses its pages. A multi-stream
-/// decoder, because the last range also holds the closing `</mediawiki>` stream (and a range
-/// spans several streams when the index skips some).
-fn decode_stream(path: &Path, start: u64, bytes: &[u8], progress: &Progress) -> Vec<Result<Page>> {
-    let mut xml = Vec::with_capacity(bytes.len() * 5);
-    let decoder = bzip2::bufread::MultiBzDecoder::new(bytes);
-    if let Err(e) = decoder
-        .take(MAX_DECODED_STREAM_BYTES + 1)
-        .read_to_end(&mut xml)
-    {
-        return vec![Err(Error::parse(
-            path,
-            Position::Byte(start),
-            format!("bad bz2 stream starting here: {e}"),
-        ))];
-    }
-    if xml.len() as u64 > MAX_DECODED_STREAM_BYTES {
-        return vec![Err(Error::parse(
-            path,
-            Position::Byte(start),
-            format!(
-                "the bz2 stream starting here decodes to more than {} (cap \
-                 wiki::limits::MAX_DECODED_STREAM_BYTES): a decompression bomb?",
-                crate::limits::show(MAX_DECODED_STREAM_BYTES)
-            ),
-        ))];
-    }
-    progress
-        .decoded_bytes
-        .fetch_add(xml.len() as u64, Ordering::Relaxed);
-    let mut parser = PageParser::new(&xml[..], path, Origin::Stream { start });
+/// Parses the pages of one decoded bz2 stream of a multistream dump (see
+/// [`crate::multistream`]), which starts at byte `start` of the compressed file.
+pub(crate) fn parse_stream(path: &Path, start: u64, xml: &[u8]) -> Vec<Result<Page>> {
+    let mut parser = PageParser::new(xml, path, Origin::Stream { start });
     let mut pages = Vec::new();
     loop {
         match parser.next_raw() {
@@ -676,74 +449,4 @@ fn decode_stream(path: &Path, start: u64, bytes: &[u8], progress: &Progress) -> 
         }
     }
     pages
-}
-
-/// The distinct stream offsets of a multistream index, in order.
-struct IndexOffsets {
-    input: Box<dyn BufRead + Send>,
-    path: PathBuf,
-    line: u64,
-    last: Option<u64>,
-    buf: Vec<u8>,
-}
-
-impl IndexOffsets {
-    fn new(input: Box<dyn BufRead + Send>, path: PathBuf) -> Self {
-        IndexOffsets {
-            input,
-            path,
-            line: 0,
-            last: None,
-            buf: Vec::new(),
-        }
-    }
-
-    fn next_offset(&mut self) -> Result<Option<u64>> {
-        loop {
-            self.buf.clear();
-            let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| {
-                Error::parse(
-                    &self.path,
-                    Position::Line(self.line + 1),
-                    format!("read error: {e}"),
-                )
-            })?;
-            if n == 0 {
-                return Ok(None);
-            }
-            self.line += 1;
-            let line = self.buf.trim_ascii();
-            if line.is_empty() {
-                continue;
-            }
-            let field = line.split(|&c| c == b':').next().unwrap_or_default();
-            let offset = std::str::from_utf8(field)
-                .ok()
-                .and_then(|s| s.parse::<u64>().ok())
-                .ok_or_else(|| {
-                    Error::parse(
-                        &self.path,
-                        Position::Line(self.line),
-                        format!(
-                            "expected offset:page_id:title, got {:?}",
-                            String::from_utf8_lossy(&line[..line.len().min(80)])
-                        ),
-                    )
-                })?;
-            match self.last {
-                Some(last) if offset == last => continue,
-                Some(last) if offset < last => {
-                    return Err(Error::parse(
-                        &self.path,
-                        Position::Line(self.line),
-                        format!("offset {offset} is smaller than the previous one, {last}"),
-                    ));
-                }
-                _ => {
-                    self.last = Some(offset);
-                    return Ok(Some(offset));
-                }
-            }
-        }
-    }
 }
