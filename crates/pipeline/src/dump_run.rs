@@ -1,4 +1,5 @@
 //! [`Format::DumpRun`](crate::ingest::Format::DumpRun): one dump run of one wiki as one build.
+//! This module knows a run's files; `ingest` joins them (see the table below).
 //!
 //! Wikimedia publishes a wiki's content for a date as several files: the `pages-articles` XML
 //! (with wikitext) and SQL dumps of its tables. They come from the same database, so they share
@@ -22,13 +23,10 @@
 //! The files must be of one run: names of the dumps site's form (`W-DATE-…`) must agree on `W`
 //! and `DATE`, since ids of another date may name other pages.
 
-use crate::ingest::{PageFields, Request, SqlIngest, sql_tables, store_file, total_size};
+use crate::sql_tables::sql_tables;
 use anyhow::{Result, bail};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use store::Build;
-use wiki::Page;
-use wiki::io::Progress;
 
 /// The files of one dump run, by role.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,62 +155,6 @@ impl DumpRun {
         out.extend(sql);
         out
     }
-}
-
-/// Ingests a dump run: the XML's pages, then the SQL links and flags on their page ids (see the
-/// module documentation for which input wins for which field).
-pub(crate) fn ingest(build: &Build, req: &Request, progress: &Progress) -> Result<()> {
-    let run = DumpRun::from_paths(&req.paths)?;
-    let pagelinks = run.sql.get("pagelinks");
-    let page_props = run.sql.get("page_props");
-    let keep = PageFields {
-        links: pagelinks.is_none(),
-        disambiguation: page_props.is_none(),
-    };
-    let total = total_size(&run.files());
-    let pages: Box<dyn Iterator<Item = wiki::Result<Page>>> = match &run.index {
-        Some(index) => Box::new(wiki::xml::read_multistream(&run.xml, index, progress)?),
-        None => Box::new(wiki::xml::read(&run.xml, progress)?),
-    };
-    store_file(build, &run.xml, pages, progress, total, req, keep)?;
-    let mut sql = SqlIngest::new(build, progress, total, req.id_offset)?;
-    sql.links(
-        run.sql.get("linktarget").map(PathBuf::as_path),
-        pagelinks.map(PathBuf::as_path),
-    )?;
-    if let Some(f) = page_props {
-        sql.disambiguations(f)?;
-    }
-    sql.finish()?;
-    let mut unread: Vec<String> = ["page", "redirect"]
-        .iter()
-        .filter_map(|t| run.sql.get(*t))
-        .map(|p| p.display().to_string())
-        .collect();
-    unread.sort();
-    let source = |sql: bool, table: &str| if sql { table } else { "xml" }.to_string();
-    for (key, value) in [
-        (
-            "ingest.dump_run",
-            format!(
-                "{} {}",
-                run.wiki.clone().unwrap_or_default(),
-                run.date.clone().unwrap_or_default()
-            ),
-        ),
-        (
-            "ingest.links_from",
-            source(pagelinks.is_some(), "pagelinks"),
-        ),
-        (
-            "ingest.disambiguation_from",
-            source(page_props.is_some(), "page_props"),
-        ),
-        ("ingest.dump_run_unread", unread.join(" ")),
-    ] {
-        build.set_meta(key, value.trim())?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -8,9 +8,11 @@
 //! (XML text + SQL links and flags, joined on page ids) is [`Format::DumpRun`], in
 //! [`crate::dump_run`].
 
+use crate::dump_run::DumpRun;
+use crate::sql_tables::{sql_table, sql_tables};
 use crate::{progress, record};
 use anyhow::{Context, Result, bail};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -352,54 +354,6 @@ pub(crate) fn store_pages_with(
     Ok(stored + duplicates)
 }
 
-/// The table a SQL dump fills: the one its first `INSERT` names (so excerpts such as
-/// `…-linktarget-small.sql` and any compression work), else, for a dump without rows, the one
-/// its file name says (`enwiki-…-page.sql.gz`, `page.sql`).
-pub(crate) fn sql_table(path: &Path) -> Result<String> {
-    let mut peek = wiki::sql::SqlReader::open(path, &Progress::default())?;
-    peek.next_row()?;
-    if !peek.table().is_empty() {
-        return Ok(peek.table().to_string());
-    }
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let stem = name.split(".sql").next().unwrap_or(name);
-    // `page_props` has an underscore, not a dash: the table is what follows the date.
-    for table in SQL_TABLES {
-        if stem.ends_with(&format!("-{table}")) || stem == table {
-            return Ok(table.to_string());
-        }
-    }
-    Ok(stem.rsplit('-').next().unwrap_or(stem).to_string())
-}
-
-/// Each dump's table, every path used once: a file of another table or a table given twice is
-/// an error rather than silently left out.
-pub(crate) fn sql_tables(paths: &[PathBuf]) -> Result<HashMap<String, PathBuf>> {
-    let mut out: HashMap<String, PathBuf> = HashMap::new();
-    for p in paths {
-        let table = sql_table(p)?;
-        if !SQL_TABLES.contains(&table.as_str()) {
-            bail!(
-                "{}: a dump of `{table}`; the SQL ingest reads {}",
-                p.display(),
-                SQL_TABLES.join(", ")
-            );
-        }
-        if let Some(first) = out.insert(table.clone(), p.clone()) {
-            bail!(
-                "two dumps of `{table}`: {} and {}",
-                first.display(),
-                p.display()
-            );
-        }
-    }
-    Ok(out)
-}
-
-/// The tables the SQL ingest reads, each with its typed reader in `wiki::sql`.
-pub(crate) const SQL_TABLES: [&str; 5] =
-    ["page", "redirect", "pagelinks", "linktarget", "page_props"];
-
 /// Reads one SQL dump to the end with the reader of its table ([`sql_table`]) and returns its
 /// row count; a table with no typed reader has its rows counted untyped.
 fn bench_sql_file(path: &Path, progress: &Progress) -> Result<u64> {
@@ -613,6 +567,62 @@ fn ingest_sql(build: &Build, req: &Request, progress: &Progress) -> Result<()> {
     sql.finish()
 }
 
+/// Ingests a dump run: the XML's pages, then the SQL links and flags on their page ids (see
+/// [`crate::dump_run`] for which input wins for which field).
+fn ingest_dump_run(build: &Build, req: &Request, progress: &Progress) -> Result<()> {
+    let run = DumpRun::from_paths(&req.paths)?;
+    let pagelinks = run.sql.get("pagelinks");
+    let page_props = run.sql.get("page_props");
+    let keep = PageFields {
+        links: pagelinks.is_none(),
+        disambiguation: page_props.is_none(),
+    };
+    let total = total_size(&run.files());
+    let pages: Box<dyn Iterator<Item = wiki::Result<Page>>> = match &run.index {
+        Some(index) => Box::new(wiki::xml::read_multistream(&run.xml, index, progress)?),
+        None => Box::new(wiki::xml::read(&run.xml, progress)?),
+    };
+    store_file(build, &run.xml, pages, progress, total, req, keep)?;
+    let mut sql = SqlIngest::new(build, progress, total, req.id_offset)?;
+    sql.links(
+        run.sql.get("linktarget").map(PathBuf::as_path),
+        pagelinks.map(PathBuf::as_path),
+    )?;
+    if let Some(f) = page_props {
+        sql.disambiguations(f)?;
+    }
+    sql.finish()?;
+    let mut unread: Vec<String> = ["page", "redirect"]
+        .iter()
+        .filter_map(|t| run.sql.get(*t))
+        .map(|p| p.display().to_string())
+        .collect();
+    unread.sort();
+    let source = |sql: bool, table: &str| if sql { table } else { "xml" }.to_string();
+    for (key, value) in [
+        (
+            "ingest.dump_run",
+            format!(
+                "{} {}",
+                run.wiki.clone().unwrap_or_default(),
+                run.date.clone().unwrap_or_default()
+            ),
+        ),
+        (
+            "ingest.links_from",
+            source(pagelinks.is_some(), "pagelinks"),
+        ),
+        (
+            "ingest.disambiguation_from",
+            source(page_props.is_some(), "page_props"),
+        ),
+        ("ingest.dump_run_unread", unread.join(" ")),
+    ] {
+        build.set_meta(key, value.trim())?;
+    }
+    Ok(())
+}
+
 /// Runs the ingest stage into `build` (which should be new: ingest starts the store).
 pub fn run(build: &Build, req: &Request) -> Result<Report> {
     let start = Instant::now();
@@ -657,7 +667,7 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
             store_file(build, first, pages, &progress, total, req, all)?;
         }
         Format::Sql => ingest_sql(build, req, &progress)?,
-        Format::DumpRun => crate::dump_run::ingest(build, req, &progress)?,
+        Format::DumpRun => ingest_dump_run(build, req, &progress)?,
         Format::Api => {
             // The database is the resume state: what it holds is not fetched again.
             let held = build.reader().stored_page_ids(&req.page_ids)?;
@@ -707,9 +717,7 @@ fn refuse_empty(build: &Build, req: &Request, report: Report) -> Result<Report> 
             .first()
             .map(|d| d.join(wiki::wikispeedia::LINKS_FILE)),
         Format::Sql => sql_tables(&input_files(&req.paths)?)?.remove("pagelinks"),
-        Format::DumpRun => crate::dump_run::DumpRun::from_paths(&req.paths)?
-            .sql
-            .remove("pagelinks"),
+        Format::DumpRun => DumpRun::from_paths(&req.paths)?.sql.remove("pagelinks"),
         _ => None,
     };
     if let Some(file) = links_file.filter(|_| staged == 0) {
@@ -827,7 +835,7 @@ pub fn bench_read(req: &Request) -> Result<ReadFigures> {
             }
         }
         Format::DumpRun => {
-            let run = crate::dump_run::DumpRun::from_paths(&req.paths)?;
+            let run = DumpRun::from_paths(&req.paths)?;
             match &run.index {
                 Some(index) => count(&mut wiki::xml::read_multistream(
                     &run.xml, index, &progress,
@@ -873,29 +881,5 @@ mod tests {
         let all = bench_read(&Request::files(Format::Sql, vec![dir.clone()])).unwrap();
         assert_eq!(all.pages, 14 + 4 + 3 + 191 + 731);
         assert_eq!(all.decoded_bytes, total_size(&[dir]));
-    }
-
-    #[test]
-    fn dumps_say_their_table() {
-        let dir = Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/data/sql-sample"
-        ));
-        // From the first INSERT, whatever the name.
-        let small = dir.join("dewiki-20240901-linktarget-small.sql");
-        assert_eq!(sql_table(&small).unwrap(), "linktarget");
-        // A dump without rows: from the name.
-        let tmp = tempfile::tempdir().unwrap();
-        let empty = tmp.path().join("enwiki-20240901-redirect.sql");
-        std::fs::write(&empty, "-- no rows\n").unwrap();
-        assert_eq!(sql_table(&empty).unwrap(), "redirect");
-        // Every path is used: another table, or a table twice, is refused by name.
-        let page = dir.join("test-20240901-page.sql");
-        let err = sql_tables(&[page.clone(), page.clone()]).unwrap_err();
-        assert!(err.to_string().contains("two dumps of `page`"), "{err}");
-        let other = tmp.path().join("categorylinks.sql");
-        std::fs::write(&other, "INSERT INTO `categorylinks` VALUES (1,'A');\n").unwrap();
-        let err = sql_tables(&[page, other]).unwrap_err();
-        assert!(err.to_string().contains("categorylinks"), "{err}");
     }
 }

@@ -14,6 +14,7 @@ pub mod pagerank;
 pub mod progress;
 pub mod relatedness;
 pub mod scores;
+mod sql_tables;
 pub mod term_pages;
 pub mod terms;
 
