@@ -115,6 +115,10 @@ pub struct PipelineArgs {
     /// relatedness: weight of first-order PPMI in the score (the SVD cosine has the rest).
     #[arg(long, default_value_t = pipeline::RelateParams::default().ppmi_weight)]
     ppmi_weight: f32,
+    /// relatedness: weight of how often card and clue meet, `z(ln(1 + meetings))`, added to the
+    /// score (then standardised again).
+    #[arg(long, default_value_t = pipeline::RelateParams::default().meeting_weight)]
+    meeting_weight: f32,
     /// The database; replaced only if every requested stage succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -348,6 +352,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             dims: a.dims,
             sigma_power: a.sigma_power,
             ppmi_weight: a.ppmi_weight,
+            meeting_weight: a.meeting_weight,
             ..pipeline::RelateParams::default()
         },
     };

@@ -160,7 +160,7 @@ pub struct MarginArg {
     /// every target, herfindahl to its targets' check against the scores).
     #[arg(long)]
     assassin_margin: Option<f64>,
-    /// relatedness: how far a target must score above every opponent card (default 2.0).
+    /// relatedness: how far a target must score above every opponent card (default 1.5).
     #[arg(long)]
     opponent_margin: Option<f64>,
     /// relatedness: how far a target must score above every bystander (default 1.0).

@@ -270,6 +270,11 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("ppmi_std", rel.ppmi_scale.std.to_string()),
         ("cosine_mean", rel.cosine_scale.mean.to_string()),
         ("cosine_std", rel.cosine_scale.std.to_string()),
+        ("meeting_weight", p.meeting_weight.to_string()),
+        ("meetings_mean", rel.meetings_scale.mean.to_string()),
+        ("meetings_std", rel.meetings_scale.std.to_string()),
+        ("mix_mean", rel.mix_scale.mean.to_string()),
+        ("mix_std", rel.mix_scale.std.to_string()),
         ("evidence_pairs", wanted_list.len().to_string()),
     ];
     figures.extend(times.iter().map(|(k, v)| (*k, format!("{v:.3}"))));

@@ -273,11 +273,14 @@ fn relatedness_against_a_hand_computation() {
     assert_eq!(row("bee", "wheel").ppmi, 0.0);
     // A word with itself: cosine 1.
     assert!((row("bee", "bee").cosine - 1.0).abs() < 1e-5);
-    // Dense: every card word with every clue word; the score is w·z(ppmi) + (1 − w)·z(cosine),
-    // standardised with the mean and deviation recorded in meta, so the scores average 0.
+    // Dense: every card word with every clue word; the score is
+    // z(w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings))), each standardised with the mean
+    // and deviation recorded in meta, so the scores average 0.
     let m = |k: &str| -> f64 { c.meta(&format!("relatedness.{k}")).parse().unwrap() };
     let w = m("ppmi_weight");
     assert!((w - 0.3).abs() < 1e-6);
+    let e = m("meeting_weight");
+    assert!((e - 0.3).abs() < 1e-6);
     let clue_words = reader.clue_words().unwrap();
     let mut all = Vec::new();
     for t in ["bee", "car"] {
@@ -285,8 +288,10 @@ fn relatedness_against_a_hand_computation() {
         assert_eq!(packed.len(), clue_words.len());
         for (j, (cl, _, _)) in clue_words.iter().enumerate() {
             let x = row(t, cl);
-            let want = w * (x.ppmi - m("ppmi_mean")) / m("ppmi_std")
-                + (1.0 - w) * (x.cosine - m("cosine_mean")) / m("cosine_std");
+            let mix = w * (x.ppmi - m("ppmi_mean")) / m("ppmi_std")
+                + (1.0 - w) * (x.cosine - m("cosine_mean")) / m("cosine_std")
+                + e * ((x.cooccurrences as f64).ln_1p() - m("meetings_mean")) / m("meetings_std");
+            let want = (mix - m("mix_mean")) / m("mix_std");
             assert!(
                 (x.score - want).abs() < 1e-4,
                 "{t}/{cl}: {} vs {want}",

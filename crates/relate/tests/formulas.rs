@@ -57,6 +57,7 @@ fn a_tiny_corpus_end_to_end() {
     let p = Params {
         dims: 3,
         ppmi_weight: 0.5,
+        meeting_weight: 0.3,
         ..Params::default()
     };
     let mut cooc = Cooc::for_vocab(&vocab);
@@ -87,10 +88,29 @@ fn a_tiny_corpus_end_to_end() {
     // First order by hand: the mean of both directions of PPMI.
     let hand = 0.5 * (m.at(bee as usize, hive as usize) + m.at(hive as usize, bee as usize));
     assert_eq!(rel.ppmi[at(0, hive)], hand);
-    // The mix: w·z(ppmi) + (1 − w)·z(cosine).
+    // The mix: w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings)), standardised again.
     let k = at(0, hive);
-    let mix = 0.5 * rel.ppmi_scale.z(rel.ppmi[k]) + 0.5 * rel.cosine_scale.z(rel.cosine[k]);
-    assert!((rel.score[k] - mix).abs() < 1e-6);
+    let meet = (3f32).ln_1p();
+    let mix = 0.5 * rel.ppmi_scale.z(rel.ppmi[k])
+        + 0.5 * rel.cosine_scale.z(rel.cosine[k])
+        + 0.3 * rel.meetings_scale.z(meet);
+    assert!((rel.score[k] - rel.mix_scale.z(mix)).abs() < 1e-5);
+    // The scale of ln(1 + meetings), by hand over all pairs.
+    let logs: Vec<f32> = rel
+        .cooccurrences
+        .iter()
+        .map(|&n| (n as f32).ln_1p())
+        .collect();
+    let mean = logs.iter().sum::<f32>() / logs.len() as f32;
+    assert!((rel.meetings_scale.mean - mean).abs() < 1e-5);
+    // The score is standardised: mean 0, standard deviation 1.
+    let n = rel.score.len() as f32;
+    let m = rel.score.iter().sum::<f32>() / n;
+    let sd = (rel.score.iter().map(|x| (x - m).powi(2)).sum::<f32>() / n).sqrt();
+    assert!(
+        m.abs() < 1e-5 && (sd - 1.0).abs() < 1e-4,
+        "mean {m}, std {sd}"
+    );
     // What relates: hive to bee more than to car, road to car more than to bee.
     assert!(rel.score[at(0, hive)] > rel.score[at(1, hive)]);
     assert!(rel.score[at(1, road)] > rel.score[at(0, road)]);
