@@ -1,7 +1,15 @@
 # clue-db: `make pipeline` builds db/clues.sqlite from the offline corpus; `make test` runs the tests.
 SHARED ?= ../shared/data
 # Every corpus of the offline data: Wikispeedia (text and links), then the 2015 slice (text).
+# A bare clone, with no offline data beside it, builds from Simple English Wikipedia instead
+# (everyday words, full link tables), downloaded and verified once into DUMPS.
+ifneq ($(wildcard $(SHARED)/wikispeedia),)
 CORPUS ?= wikispeedia,enwiki-2015-wikiextractor
+else
+CORPUS ?= simplewiki
+endif
+# Said in one line when the build falls back to simplewiki by itself.
+BARE_CLONE = $(and $(filter file,$(origin CORPUS)),$(filter simplewiki,$(CORPUS)))
 DB ?= db/clues.sqlite
 CARGO ?= cargo
 # The release binary, wherever cargo puts it.
@@ -23,6 +31,7 @@ build:
 	$(CARGO) build --release
 
 pipeline: build
+	$(if $(BARE_CLONE),@echo "no offline corpus in $(SHARED): building from simplewiki (Simple English Wikipedia) downloaded once into $(DUMPS) from $(MIRROR)")
 	$(if $(WIKIS),for wiki in $(WIKIS); do \
 		if ls $(DUMPS)/$$wiki/*/VERIFIED >/dev/null 2>&1; then \
 			echo "$$wiki: a verified run is in $(DUMPS)/$$wiki (clue-db download --wiki $$wiki fetches a newer one)"; \

@@ -124,9 +124,11 @@ fn a_run_not_verified_or_not_downloaded_is_refused() {
     assert!(!db.exists(), "nothing written");
 }
 
-/// `make pipeline CORPUS=simplewiki` as the README gives it, against the fake dumps site: the
-/// run is downloaded and verified, then every stage builds a database with scores; a second
-/// `make pipeline` fetches nothing (a verified run is there) and builds again.
+/// The README's first command on a bare clone (no offline corpus beside it: `SHARED` names a
+/// folder that does not exist), against the fake dumps site: `make pipeline` says in one line
+/// that it builds from simplewiki, downloads and verifies the run, then every stage builds a
+/// database with scores; a second `make pipeline CORPUS=simplewiki`, as the README gives it,
+/// fetches nothing (a verified run is there) and builds again.
 #[test]
 fn make_pipeline_downloads_the_wiki_then_builds_scores() {
     let server = DumpSite::new("simplewiki").serve();
@@ -135,13 +137,18 @@ fn make_pipeline_downloads_the_wiki_then_builds_scores() {
     let terms = dir.path().join("terms.txt");
     std::fs::write(&terms, TERMS.join("\n")).unwrap();
     let db = dir.path().join("make.sqlite");
-    let make = || {
+    let make = |corpus: &[&str]| {
         let out = Command::new("make")
             .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .env_remove("CORPUS")
             // The binary under test, not a release build of it.
             .args(["-s", "-o", "build", "pipeline"])
             .arg(format!("BIN={}", env!("CARGO_BIN_EXE_clue-db")))
-            .arg("CORPUS=simplewiki")
+            .arg(format!(
+                "SHARED={}",
+                dir.path().join("no-shared-data").display()
+            ))
+            .args(corpus)
             .arg(format!("DUMPS={}", dumps.display()))
             .arg(format!("MIRROR={}", server.origin))
             .arg(format!("DB={}", db.display()))
@@ -160,7 +167,11 @@ fn make_pipeline_downloads_the_wiki_then_builds_scores() {
         );
         text(&out.stdout)
     };
-    make();
+    let first = make(&[]);
+    assert!(
+        first.contains("no offline corpus in") && first.contains("building from simplewiki"),
+        "{first}"
+    );
     let run = dumps.join("simplewiki").join(DONE_DATE);
     assert!(run.join("VERIFIED").is_file(), "{}", run.display());
     let c = open(&db);
@@ -168,7 +179,8 @@ fn make_pipeline_downloads_the_wiki_then_builds_scores() {
     assert!(count(&c, "SELECT count(*) FROM scores") > 0);
     drop(c);
     let before = server.count();
-    let again = make();
+    let again = make(&["CORPUS=simplewiki"]);
+    assert!(!again.contains("no offline corpus"), "{again}");
     assert!(again.contains("a verified run is in"), "{again}");
     assert_eq!(server.count(), before, "nothing fetched the second time");
     assert!(count(&open(&db), "SELECT count(*) FROM scores") > 0);
