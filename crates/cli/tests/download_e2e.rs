@@ -233,3 +233,64 @@ fn download_interrupted_by_ctrl_c_keeps_the_part_and_resumes_it() {
     assert!(std::fs::read(path_of(dir.path(), multistream)).unwrap() == dumps::file(multistream));
     assert!(!part.exists());
 }
+
+/// Two downloads into one run folder (issue 22, item 5): the second used to open the first's
+/// `.part`, get the whole file from a mirror that ignores `Range`, and truncate it under the
+/// first, which then wrote `VERIFIED` over a corrupt file. Now the second fails at once, naming
+/// the folder's lock, and leaves the first's bytes alone; the run completes afterwards with
+/// every file on disk matching `VERIFIED`.
+#[test]
+fn a_second_download_into_the_same_run_folder_is_refused() {
+    let multistream = SUFFIXES[0];
+    let stall = 400_000;
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::StallAfter(multistream, stall))
+        .fault(Fault::IgnoreRange(multistream))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let part = run_dir(dir.path()).join(format!(
+        "{}.part",
+        dumps::file_name(WIKI, DONE_DATE, multistream)
+    ));
+    let first = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
+        .args(["download", "--wiki", WIKI, "--date", DONE_DATE, "--mirror"])
+        .arg(&server.origin)
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut waited = 0;
+    while std::fs::metadata(&part).map_or(0, |m| m.len()) < stall as u64 {
+        assert!(waited < 6000, "the .part never reached {stall} bytes");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        waited += 1;
+    }
+    let second = download(&server, dir.path(), &["--date", DONE_DATE]);
+    assert!(second.code.is_some_and(|c| c != 0), "{}", second.stderr);
+    assert!(
+        second
+            .stderr
+            .contains("another download is writing this run folder")
+            && second.stderr.contains(".lock"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(std::fs::metadata(&part).unwrap().len(), stall as u64);
+    // SAFETY: kill(2) on the child we started, with SIGINT (what Ctrl-C sends).
+    unsafe { libc::kill(first.id() as libc::pid_t, libc::SIGINT) };
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(!run_dir(dir.path()).join("VERIFIED").exists());
+
+    // The lock died with the process: the run completes, and what VERIFIED says holds on disk.
+    download(&server, dir.path(), &["--date", DONE_DATE]).ok();
+    let verified = std::fs::read_to_string(run_dir(dir.path()).join("VERIFIED")).unwrap();
+    assert_eq!(verified.lines().count(), SUFFIXES.len());
+    for line in verified.lines() {
+        let (sha1, name) = line.split_once("  ").unwrap();
+        let on_disk = std::fs::read(run_dir(dir.path()).join(name)).unwrap();
+        assert_eq!(dumps::sha1_hex(&on_disk), sha1, "{name}");
+    }
+}

@@ -263,7 +263,7 @@ impl Http {
             })?;
         }
         let received = part.received;
-        part.finish(dest, sha1)?;
+        part.finish(dest, sha1, observer)?;
         Ok(Fetched {
             resumed_from,
             received,
@@ -428,11 +428,27 @@ impl Part {
         Ok(())
     }
 
-    /// Checks the SHA-1; renames to `dest` if it is `expected`, to `dest.bad` if not.
-    fn finish(self, dest: &Path, expected: &str) -> Result<()> {
-        let got = hex(&self.hasher.finalize());
+    /// Checks the SHA-1 of what was streamed, then of the file on disk, once it is synced:
+    /// renames to `dest` if both are `expected`, to `dest.bad` if not. The second read costs a
+    /// pass over the file, and is what makes `VERIFIED` a statement about the bytes the
+    /// pipeline will read, whatever else touched the file meanwhile.
+    fn finish(self, dest: &Path, expected: &str, observer: &dyn Observer) -> Result<()> {
+        let streamed = hex(&self.hasher.finalize());
+        // On disk before it is hashed and gets its final name: a crash never leaves a
+        // final-name file whose bytes the system had not written yet.
+        let synced = self.file.sync_all();
+        drop(self.file);
+        synced.map_err(|e| Error::write(&self.path, e))?;
+        let got = if streamed.eq_ignore_ascii_case(expected) {
+            let name = file_name(dest);
+            observer.file_start(&name, Activity::Hash, Some(self.len), 0);
+            let on_disk = hash_file(&self.path, observer);
+            observer.file_end(&name);
+            on_disk?
+        } else {
+            streamed
+        };
         if !got.eq_ignore_ascii_case(expected) {
-            drop(self.file);
             let bad = with_suffix(dest, ".bad");
             std::fs::rename(&self.path, &bad).map_err(|e| Error::io(&bad, e))?;
             return Err(Error::Checksum {
@@ -442,12 +458,6 @@ impl Part {
                 kept: bad,
             });
         }
-        // On disk before it gets its final name: a crash never leaves a final-name file whose
-        // bytes the system had not written yet.
-        self.file
-            .sync_all()
-            .map_err(|e| Error::write(&self.path, e))?;
-        drop(self.file);
         std::fs::rename(&self.path, dest).map_err(|e| Error::io(dest, e))
     }
 }
@@ -531,6 +541,34 @@ fn describe(e: &dyn std::error::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two writers on one `.part` (issue 22, item 5): the stream this process received hashed
+    /// right, but another process truncated the file and wrote its own bytes. The file on disk
+    /// is what counts: it is kept aside as `.bad`, never renamed to its final name.
+    #[test]
+    fn the_sha1_is_taken_over_the_file_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("x.sql.gz");
+        let body = b"the bytes the mirror published";
+        let expected = hex(&Sha1::digest(body));
+        let part_path = with_suffix(&dest, ".part");
+        let mut part = Part::open(&part_path, "x.sql.gz", None, &crate::Quiet).unwrap();
+        part.write(body).unwrap();
+        // Another writer empties the shared `.part` and writes a shorter file.
+        std::fs::write(&part_path, b"someone else's").unwrap();
+        let err = part.finish(&dest, &expected, &crate::Quiet).unwrap_err();
+        let Error::Checksum { got, kept, .. } = err else {
+            panic!("{err}")
+        };
+        assert_eq!(got, hex(&Sha1::digest(b"someone else's")));
+        assert!(kept.is_file() && !dest.exists() && !part_path.exists());
+
+        // Untouched, the same bytes pass both checks and get their final name.
+        let mut part = Part::open(&part_path, "x.sql.gz", None, &crate::Quiet).unwrap();
+        part.write(body).unwrap();
+        part.finish(&dest, &expected, &crate::Quiet).unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), body);
+    }
 
     #[test]
     fn backoff_doubles_and_saturates() {

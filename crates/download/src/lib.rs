@@ -13,6 +13,13 @@
 //!   It is written to `NAME.part` and renamed to `NAME` only when its SHA-1 is the published
 //!   one; on a mismatch it becomes `NAME.bad` and the download fails, naming both sums. A
 //!   `.part` left by a cut connection, a crash or Ctrl-C is resumed with `Range`.
+//! - One download writes a run folder at a time: it holds an exclusive lock on `DATE.lock`,
+//!   beside the folder
+//!   (released by the system when the process ends, however it ends), and a second download
+//!   into the same folder fails at once, naming the lock. Two writers on one `.part` could each
+//!   take the other's bytes for their own.
+//! - A file's SHA-1 is taken again over its bytes *on disk* before it gets its final name: the
+//!   stream's hash says what arrived, the file's what the pipeline will read.
 //! - When all seven are verified, `VERIFIED` is written (temporary file, then rename): one line
 //!   `SHA1  NAME` per file. A run folder without it is incomplete, and any change to the folder
 //!   removes it first.
@@ -95,6 +102,12 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "{}: another download is writing this run folder (it holds this lock); wait for it to \
+         finish or stop it, then run again",
+        lock.display()
+    )]
+    Busy { lock: PathBuf },
     #[error("{0}")]
     Config(String),
 }
@@ -237,6 +250,7 @@ pub fn download(req: &Request, options: &Options, observer: &dyn Observer) -> Re
     let sums = run::parse_sha1sums(&http.get_text(&sums_url, MAX_TEXT_BYTES, observer)?);
     let run_dir = req.dir.join(&req.wiki).join(&date);
     std::fs::create_dir_all(&run_dir).map_err(|e| Error::write(&run_dir, e))?;
+    let _lock = lock_run(&run_dir)?;
     let verified_path = run_dir.join(VERIFIED);
     let verified = match std::fs::read_to_string(&verified_path) {
         Ok(text) => run::parse_sha1sums(&text),
@@ -296,6 +310,25 @@ pub fn download(req: &Request, options: &Options, observer: &dyn Observer) -> Re
         run_dir,
         files,
     })
+}
+
+/// Takes the run folder's exclusive lock (`DIR/WIKI/DATE.lock`, beside the folder, so that the
+/// folder holds the run's files and nothing else), held until the returned file is dropped or
+/// the process ends; [`Error::Busy`] at once if another process holds it. The file stays: a
+/// lock file removed while held could be locked twice.
+fn lock_run(run_dir: &Path) -> Result<std::fs::File> {
+    let path = with_suffix(run_dir, ".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::write(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Busy { lock: path }),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
+    }
 }
 
 /// Whether `VERIFIED` lists `dest` with the published SHA-1 and its size on disk is the

@@ -66,12 +66,32 @@ pub fn newest_run(dumps: &Path, wiki: &str) -> Result<PathBuf> {
     )
 }
 
+/// The largest `VERIFIED` read: seven lines of ~100 bytes are what `clue-db download` writes;
+/// anything near this is not such a record, and is not read whole into memory.
+pub const MAX_VERIFIED_BYTES: u64 = 1 << 20;
+
+/// Reads a text file of at most `cap` bytes; a larger one is an error naming it.
+fn read_capped(path: &Path, cap: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(cap + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > cap {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {cap} bytes: not a record `clue-db download` writes"),
+        ));
+    }
+    Ok(text)
+}
+
 /// The files a run folder's `VERIFIED` lists, in its order. No `VERIFIED`, a line that is not
 /// `SHA1  NAME`, a name that leaves the folder, or a listed file that is missing: an error naming
 /// the run and the line, and nothing is read.
 pub fn verified_files(run: &Path) -> Result<Vec<PathBuf>> {
     let list = run.join(VERIFIED);
-    let text = match std::fs::read_to_string(&list) {
+    let text = match read_capped(&list, MAX_VERIFIED_BYTES) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
             "{}: no {VERIFIED} file, so the download of this run is not finished or not \
@@ -201,5 +221,13 @@ mod tests {
             let err = verified_files(run).unwrap_err().to_string();
             assert!(err.contains(needle), "{list:?}: {err}");
         }
+        // A VERIFIED past its cap (here, a file of 2 MiB of one line) is refused unread.
+        let big = format!("{SUM}  a.sql.gz{}\n", " ".repeat(2 << 20));
+        std::fs::write(run.join(VERIFIED), big).unwrap();
+        let err = format!("{:#}", verified_files(run).unwrap_err());
+        assert!(
+            err.contains("VERIFIED") && err.contains("larger than 1048576 bytes"),
+            "{err}"
+        );
     }
 }
