@@ -100,8 +100,11 @@ struct Progress {
 }
 
 impl Progress {
-    /// Prints a line without tearing the bar.
+    /// Prints a line without tearing the bar, its control characters escaped: most of what
+    /// is printed comes from the mirror (job statuses, messages), and a terminal must not run
+    /// a mirror's escape sequences.
     fn line(&self, text: &str) {
+        let text = crate::out::escape(text);
         match &*self.bar.borrow() {
             Some(bar) => bar.suspend(|| eprintln!("{text}")),
             None => eprintln!("{text}"),

@@ -294,3 +294,57 @@ fn a_second_download_into_the_same_run_folder_is_refused() {
         assert_eq!(dumps::sha1_hex(&on_disk), sha1, "{name}");
     }
 }
+
+/// Mirror text reaches the terminal escaped (issue 22, item 8): a job status that is a terminal
+/// escape sequence (set the window title, clear the screen), printed when `latest` skips the
+/// unfinished run, shows as text.
+#[test]
+fn mirror_text_is_escaped_on_the_terminal() {
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::StatusText("\u{1b}]0;PWNED\u{7}\u{1b}[2J"))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(&server, dir.path(), &[]).ok();
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(
+        run.stderr.contains("skipping the run") && run.stderr.contains("PWNED"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A mirror that publishes a different SHA-1 for a file of a verified run (issue 22, item 7)
+/// used to take the run out of use: `VERIFIED` deleted, the good file moved to `.bad` and
+/// downloaded again (for enwiki, hours). Now the download stops before touching the folder,
+/// names the file and both sums, and the run stays verified: the pipeline still reads it.
+#[test]
+fn a_changed_published_sha1_never_costs_a_verified_file() {
+    let good = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    download(&good, dir.path(), &["--date", DONE_DATE]).ok();
+    let verified = std::fs::read(run_dir(dir.path()).join("VERIFIED")).unwrap();
+    let page = SUFFIXES[2];
+    let resynced = DumpSite::new(WIKI).fault(Fault::WrongSha1(page)).serve();
+    let run = download(&resynced, dir.path(), &["--date", DONE_DATE]);
+    assert!(run.code.is_some_and(|c| c != 0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("now publishes other SHA-1s")
+            && run
+                .stderr
+                .contains(&dumps::file_name(WIKI, DONE_DATE, page))
+            && run.stderr.contains("kept as it is"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read(run_dir(dir.path()).join("VERIFIED")).unwrap(),
+        verified
+    );
+    assert!(std::fs::read(path_of(dir.path(), page)).unwrap() == dumps::file(page));
+    let bad = run_dir(dir.path()).join(format!("{}.bad", dumps::file_name(WIKI, DONE_DATE, page)));
+    assert!(!bad.exists());
+    assert!(
+        resynced.requests().iter().all(|r| !r.path.ends_with(page)),
+        "nothing downloaded"
+    );
+}

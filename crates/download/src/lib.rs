@@ -23,6 +23,11 @@
 //! - When all seven are verified, `VERIFIED` is written (temporary file, then rename): one line
 //!   `SHA1  NAME` per file. A run folder without it is incomplete, and any change to the folder
 //!   removes it first.
+//! - A verified file is never given up for a mirror's word: when the run's `sha1sums.txt` now
+//!   publishes another SHA-1 for a file `VERIFIED` lists (a bad sync, or a run re-published),
+//!   the download stops before it touches the folder, naming each file and both sums; the
+//!   run stays verified and usable. Downloading it anew is the user's choice (another `--dir`,
+//!   or `VERIFIED` removed by hand).
 //! - A re-run trusts, without reading it, a file that `VERIFIED` lists with the SHA-1 the run
 //!   publishes and whose size on disk is the size `dumpstatus.json` publishes. A file under its
 //!   final name that `VERIFIED` does not vouch for (an earlier run stopped before the last
@@ -108,6 +113,20 @@ pub enum Error {
         lock.display()
     )]
     Busy { lock: PathBuf },
+    #[error(
+        "{url} now publishes other SHA-1s than the verified files of {} have: {}; the verified \
+         run is kept as it is and still used. If the mirror re-published this run on purpose, \
+         download it into another --dir (or delete {} to replace these files)",
+        run_dir.display(),
+        files.iter().map(|(n, had, now)| format!("{n} (verified {had}, published {now})")).collect::<Vec<_>>().join(", "),
+        run_dir.join(VERIFIED).display()
+    )]
+    Conflict {
+        url: String,
+        run_dir: PathBuf,
+        /// Name, the verified SHA-1, the one published now.
+        files: Vec<(String, String, String)>,
+    },
     #[error("{0}")]
     Config(String),
 }
@@ -258,6 +277,23 @@ pub fn download(req: &Request, options: &Options, observer: &dyn Observer) -> Re
         Err(e) => return Err(Error::io(&verified_path, e)),
     };
 
+    // A verified file the mirror now publishes another SHA-1 for: stop before touching anything.
+    let conflicts: Vec<(String, String, String)> = needed
+        .iter()
+        .filter_map(|n| {
+            let had = verified.get(&n.name)?;
+            let now = sums.get(&n.name)?;
+            (!had.eq_ignore_ascii_case(now) && run_dir.join(&n.name).is_file())
+                .then(|| (n.name.clone(), had.clone(), now.clone()))
+        })
+        .collect();
+    if !conflicts.is_empty() {
+        return Err(Error::Conflict {
+            url: sums_url,
+            run_dir,
+            files: conflicts,
+        });
+    }
     // Which files `VERIFIED` vouches for; anything else changes the folder, which is then no
     // longer a verified run until this one finishes.
     let mut plan = Vec::new();

@@ -217,6 +217,11 @@ pub enum Fault {
     Unavailable(&'static str, u64),
     /// Answer 200 with the whole file whatever the `Range`.
     IgnoreRange(&'static str),
+    /// The status of the unfinished run's jobs that are not done: this text (say, a terminal
+    /// escape sequence) instead of `in-progress`.
+    StatusText(&'static str),
+    /// `sha1sums.txt` publishes another SHA-1 for the file (by suffix): a mirror's bad sync.
+    WrongSha1(&'static str),
 }
 
 /// The dumps site of one wiki, with its faults.
@@ -295,10 +300,15 @@ impl DumpSite {
                     );
                 }
             }
-            let status = match (done, job) {
-                (true, _) => "done",
-                (false, "pagelinkstable") => "waiting",
-                (false, _) => "in-progress",
+            let hostile = self.faults.iter().find_map(|f| match f {
+                Fault::StatusText(t) => Some(*t),
+                _ => None,
+            });
+            let status = match (done, job, hostile) {
+                (true, _, _) => "done",
+                (false, _, Some(text)) => text,
+                (false, "pagelinkstable", None) => "waiting",
+                (false, _, None) => "in-progress",
             };
             jobs.insert(
                 job.to_string(),
@@ -320,7 +330,18 @@ impl DumpSite {
     fn sha1sums(&self, date: &str) -> String {
         self.run_files(date)
             .iter()
-            .map(|(name, bytes)| format!("{}  {name}\n", sha1_hex(bytes)))
+            .map(|(name, bytes)| {
+                let wrong = self
+                    .faults
+                    .iter()
+                    .any(|f| matches!(f, Fault::WrongSha1(s) if name.ends_with(s)));
+                let sum = if wrong {
+                    sha1_hex(b"not this file")
+                } else {
+                    sha1_hex(bytes)
+                };
+                format!("{sum}  {name}\n")
+            })
             .collect()
     }
 
