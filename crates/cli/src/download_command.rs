@@ -33,6 +33,11 @@ pub struct DownloadArgs {
     /// this), and the length of one second of `Retry-After`; for tests.
     #[arg(long, hide = true)]
     backoff_ms: Option<u64>,
+    /// Seconds one file may take over all its attempts; past it the download stops (what
+    /// arrived stays in the `.part`, and the next run resumes it). A trickling mirror never
+    /// times out a read, so this is what ends it.
+    #[arg(long, default_value_t = download::DEFAULT_FILE_DEADLINE.as_secs())]
+    file_deadline: u64,
 }
 
 pub fn download(a: DownloadArgs) -> Result<()> {
@@ -45,6 +50,7 @@ pub fn download(a: DownloadArgs) -> Result<()> {
         options.max_backoff = Duration::from_millis(ms.saturating_mul(64));
         options.retry_after_unit = Duration::from_millis(ms);
     }
+    options.file_deadline = Duration::from_secs(a.file_deadline);
     let request = download::Request {
         wiki: a.wiki.clone(),
         date: a.date,

@@ -348,3 +348,66 @@ fn a_changed_published_sha1_never_costs_a_verified_file() {
         "nothing downloaded"
     );
 }
+
+/// Bounds on what a mirror can make a download do (issue 22, item 6): a file that goes on past
+/// its published size is stopped at that size (a mirror that sent for ever filled 314 MB in a
+/// second for a file of 1,405 bytes); a redirect to another host is refused; a trickle ends at
+/// `--file-deadline`, its bytes kept for the next run.
+#[test]
+fn a_mirror_cannot_send_past_the_published_size_redirect_elsewhere_or_trickle_for_ever() {
+    let page = SUFFIXES[2];
+    let published = dumps::file(page).len() as u64;
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::Oversize(page, 4 << 20))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(&server, dir.path(), &["--date", DONE_DATE]);
+    assert!(run.code.is_some_and(|c| c != 0), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("the mirror sends more than {published} bytes")),
+        "{}",
+        run.stderr
+    );
+    let part =
+        run_dir(dir.path()).join(format!("{}.part", dumps::file_name(WIKI, DONE_DATE, page)));
+    assert!(std::fs::metadata(&part).map_or(0, |m| m.len()) <= published);
+    assert!(!run_dir(dir.path()).join("VERIFIED").exists());
+
+    let elsewhere = DumpSite::new(WIKI)
+        .fault(Fault::RedirectTo(
+            page,
+            "http://localhost:9/elsewhere".into(),
+        ))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(&elsewhere, dir.path(), &["--date", DONE_DATE]);
+    assert!(run.code.is_some_and(|c| c != 0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("a redirect to another host"),
+        "{}",
+        run.stderr
+    );
+
+    let multistream = SUFFIXES[0];
+    let trickle = DumpSite::new(WIKI)
+        .fault(Fault::StallAfter(multistream, 100_000))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(
+        &trickle,
+        dir.path(),
+        &["--date", DONE_DATE, "--file-deadline", "1"],
+    );
+    assert!(run.code.is_some_and(|c| c != 0), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not complete after 1 s"),
+        "{}",
+        run.stderr
+    );
+    let part = run_dir(dir.path()).join(format!(
+        "{}.part",
+        dumps::file_name(WIKI, DONE_DATE, multistream)
+    ));
+    assert_eq!(std::fs::metadata(&part).unwrap().len(), 100_000);
+}

@@ -47,7 +47,21 @@ pub struct Options {
     /// Limit for connecting, and for each read of a response: a stalled connection fails (and
     /// is resumed) instead of hanging. Not a limit on a whole download.
     pub timeout: Duration,
+    /// Longest one file may take, over all its attempts: a mirror that trickles a byte a
+    /// minute never times out a read, and would otherwise hold a download for ever. What
+    /// arrived stays in the `.part`, and the next run resumes it.
+    pub file_deadline: Duration,
+    /// Largest file taken when `dumpstatus.json` publishes no size (with a size, the size is
+    /// the cap): a mirror that sends for ever must not fill the disk.
+    pub max_unpublished_bytes: u64,
+    /// Redirects followed for one request, each to the mirror's own host only.
+    pub max_redirects: usize,
 }
+
+/// Default [`Options::file_deadline`]: enwiki's largest file (~25 GB) at 1 MB/s is 7 hours.
+pub const DEFAULT_FILE_DEADLINE: Duration = Duration::from_secs(24 * 3600);
+/// Default [`Options::max_unpublished_bytes`]: above enwiki's largest file.
+pub const DEFAULT_MAX_UNPUBLISHED_BYTES: u64 = 64 << 30;
 
 impl Default for Options {
     fn default() -> Self {
@@ -59,6 +73,9 @@ impl Default for Options {
             retry_after_unit: Duration::from_secs(1),
             max_retry_after: Duration::from_secs(15 * 60),
             timeout: Duration::from_secs(60),
+            file_deadline: DEFAULT_FILE_DEADLINE,
+            max_unpublished_bytes: DEFAULT_MAX_UNPUBLISHED_BYTES,
+            max_redirects: 5,
         }
     }
 }
@@ -111,7 +128,25 @@ impl Http {
         // reqwest is built without a default TLS crypto provider; install ring's once per
         // process. A second install fails harmlessly when one is already there.
         let _ = rustls::crypto::ring::default_provider().install_default();
+        let max_redirects = options.max_redirects;
+        // Redirects stay on the host asked: a mirror must not send the download (and our
+        // User-Agent) elsewhere, and a loop ends after a few hops, not minutes.
+        let policy = reqwest::redirect::Policy::custom(move |attempt| {
+            let first_host = attempt
+                .previous()
+                .first()
+                .and_then(|u| u.host_str().map(str::to_owned));
+            if attempt.previous().len() > max_redirects {
+                attempt.error(format!("more than {max_redirects} redirects"))
+            } else if attempt.url().host_str().map(str::to_owned) != first_host {
+                let to = attempt.url().to_string();
+                attempt.error(format!("a redirect to another host ({to}) is not followed"))
+            } else {
+                attempt.follow()
+            }
+        });
         let client = Client::builder()
+            .redirect(policy)
             .user_agent(options.user_agent.clone())
             .timeout(options.timeout)
             .connect_timeout(options.timeout)
@@ -258,8 +293,9 @@ impl Http {
         observer.file_start(&name, activity, size, part.len);
         // A `.part` as long as the published size needs no request, only its check.
         if size != Some(part.len) {
+            let deadline = std::time::Instant::now() + self.options.file_deadline;
             self.retrying(url, observer, || {
-                self.attempt(url, &mut part, size, observer)
+                self.attempt(url, &mut part, size, deadline, observer)
             })?;
         }
         let received = part.received;
@@ -276,9 +312,24 @@ impl Http {
         url: &str,
         part: &mut Part,
         size: Option<u64>,
+        deadline: std::time::Instant,
         observer: &dyn Observer,
     ) -> std::result::Result<(), Failure> {
         let before = part.len;
+        let cap = size.unwrap_or(self.options.max_unpublished_bytes);
+        let past_deadline = |len: u64| {
+            Failure::Fatal(Error::Http {
+                url: url.to_string(),
+                message: format!(
+                    "not complete after {} s (at byte {len}); what arrived is kept in the .part \
+                     and the next run resumes it",
+                    self.options.file_deadline.as_secs()
+                ),
+            })
+        };
+        if std::time::Instant::now() > deadline {
+            return Err(past_deadline(part.len));
+        }
         let mut response = self.get(url, part.len)?;
         match response.status() {
             StatusCode::PARTIAL_CONTENT => {
@@ -337,8 +388,25 @@ impl Http {
                     });
                 }
             };
+            if part.len + n as u64 > cap {
+                let published = if size.is_some() {
+                    "the size dumpstatus.json publishes"
+                } else {
+                    "the cap for a file of no published size"
+                };
+                return Err(Failure::Fatal(Error::Http {
+                    url: url.to_string(),
+                    message: format!(
+                        "the mirror sends more than {cap} bytes, {published}; stopped at byte {}",
+                        part.len
+                    ),
+                }));
+            }
             part.write(&buf[..n])?;
             observer.bytes(n as u64);
+            if std::time::Instant::now() > deadline {
+                return Err(past_deadline(part.len));
+            }
         }
         if let Some(size) = size
             && part.len < size

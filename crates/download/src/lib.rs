@@ -42,7 +42,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub use fetch::{DEFAULT_USER_AGENT, Options};
+pub use fetch::{
+    DEFAULT_FILE_DEADLINE, DEFAULT_MAX_UNPUBLISHED_BYTES, DEFAULT_USER_AGENT, Options,
+};
 pub use run::{DateSpec, FILES, VERIFIED};
 
 use fetch::{Http, hash_file, with_suffix};
@@ -50,6 +52,10 @@ use run::{DumpStatus, Needed};
 
 /// The dumps site of the Wikimedia Foundation.
 pub const DEFAULT_MIRROR: &str = "https://dumps.wikimedia.org";
+
+/// Runs of a listing whose status is read before `latest` gives up: the newest few are the
+/// candidates, and a listing of thousands must not make thousands of requests.
+pub const MAX_RUNS_TRIED: usize = 10;
 
 /// Largest `dumpstatus.json`, run listing or `sha1sums.txt` read (enwiki's status is ~100 KB).
 const MAX_TEXT_BYTES: u64 = 16 << 20;
@@ -436,7 +442,8 @@ impl Site<'_> {
             });
         }
         let mut tried = Vec::new();
-        for date in dates {
+        let listed = dates.len();
+        for date in dates.into_iter().take(MAX_RUNS_TRIED) {
             let status = match self.status(&date) {
                 Ok(s) => s,
                 Err(Error::NotFound { .. }) => {
@@ -456,6 +463,12 @@ impl Site<'_> {
                 }
                 Err(jobs) => tried.push(format!("{date}: {} not done", jobs.join(", "))),
             }
+        }
+        if listed > MAX_RUNS_TRIED {
+            tried.push(format!(
+                "{} older runs not tried (at most {MAX_RUNS_TRIED}; give --date)",
+                listed - MAX_RUNS_TRIED
+            ));
         }
         Err(Error::NoFinishedRun {
             wiki: self.wiki.to_string(),

@@ -222,6 +222,11 @@ pub enum Fault {
     StatusText(&'static str),
     /// `sha1sums.txt` publishes another SHA-1 for the file (by suffix): a mirror's bad sync.
     WrongSha1(&'static str),
+    /// Send the file (by suffix) followed by this many more bytes: a mirror that sends far
+    /// more than it published.
+    Oversize(&'static str, usize),
+    /// Answer every request for the file (by suffix) with `302 Found` to this URL.
+    RedirectTo(&'static str, String),
 }
 
 /// The dumps site of one wiki, with its faults.
@@ -420,6 +425,18 @@ impl DumpSite {
                     body[middle] ^= 0x55;
                 }
                 Fault::IgnoreRange(s) if name.ends_with(s) => ignore_range = true,
+                Fault::Oversize(s, extra) if name.ends_with(s) => {
+                    body.extend(std::iter::repeat_n(0u8, *extra));
+                }
+                Fault::RedirectTo(s, to) if name.ends_with(s) => {
+                    return Action::Bytes {
+                        status: 302,
+                        headers: vec![("Location", to.clone())],
+                        body: Vec::new(),
+                        cut_after: None,
+                        stall: false,
+                    };
+                }
                 Fault::Unavailable(s, secs) if name.ends_with(s) && Self::once(fired, i) => {
                     return Action::Bytes {
                         status: 503,
