@@ -367,7 +367,13 @@ fn a_last_target_needs_the_assassin_margin_but_only_to_rank_above_the_others() {
         k
     };
     let req = request(&pos, &["fire"], &["desk"], Some("opera"));
-    let p = RelatednessParams::default();
+    // Margins 2/1/4 by hand (not the defaults, which may move).
+    let p = RelatednessParams {
+        opponent_margin: 2.0,
+        neutral_margin: 1.0,
+        assassin_margin: 4.0,
+        ..RelatednessParams::default()
+    };
     // The assassin at 0.5: 4.5 clears its margin of 4, so the third card is the last target.
     let got = related(&board(0.5), &req, &p);
     assert_eq!((got[0].clue.as_str(), got[0].count), ("crimson", 3));
