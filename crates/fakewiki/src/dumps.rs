@@ -186,11 +186,11 @@ INSERT INTO `redirect` VALUES (20,4,'General_disclaimers','',''),(21,4,'About_th
 -- Dump completed on 2024-09-01  0:12:34
 ";
 
-/// The `page_props` table in mysqldump's form ([`crate::dump_run::page_props_sql`]):
+/// The `page_props` table in mysqldump's form ([`crate::mysqldump::page_props_sql`]):
 /// `disambiguation` on pages 1 and 11 of `test-20240901-page.sql`, and two properties of other
 /// kinds.
 fn page_props_sql() -> String {
-    crate::dump_run::page_props_sql(
+    crate::mysqldump::page_props_sql(
         "testwiki",
         &[
             (1, "disambiguation", ""),

@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 
 pub mod dump_run;
 pub mod dumps;
+pub mod mysqldump;
 
 // ---- a minimal HTTP/1.1 server ----
 
