@@ -54,7 +54,8 @@ pub struct Options {
     /// Largest file taken when `dumpstatus.json` publishes no size (with a size, the size is
     /// the cap): a mirror that sends for ever must not fill the disk.
     pub max_unpublished_bytes: u64,
-    /// Redirects followed for one request, each to the mirror's own host only.
+    /// Redirects followed for one request, each within the mirror's origin (scheme, host,
+    /// port) only; the next one, or one elsewhere, ends the download at once.
     pub max_redirects: usize,
 }
 
@@ -129,18 +130,25 @@ impl Http {
         // process. A second install fails harmlessly when one is already there.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let max_redirects = options.max_redirects;
-        // Redirects stay on the host asked: a mirror must not send the download (and our
-        // User-Agent) elsewhere, and a loop ends after a few hops, not minutes.
+        // Redirects stay within the mirror's origin (scheme, host and port), as the API
+        // client's do: a mirror must not send the download (and our User-Agent) to another
+        // host or service, and a loop ends after a few hops. Either is refused at once, not
+        // retried (see [`Http::get`]).
         let policy = reqwest::redirect::Policy::custom(move |attempt| {
-            let first_host = attempt
-                .previous()
-                .first()
-                .and_then(|u| u.host_str().map(str::to_owned));
-            if attempt.previous().len() > max_redirects {
-                attempt.error(format!("more than {max_redirects} redirects"))
-            } else if attempt.url().host_str().map(str::to_owned) != first_host {
-                let to = attempt.url().to_string();
-                attempt.error(format!("a redirect to another host ({to}) is not followed"))
+            let Some(first) = attempt.previous().first() else {
+                return attempt.follow();
+            };
+            if attempt.url().origin() != first.origin() {
+                let message = format!(
+                    "a redirect to another host ({}) is not followed: only redirects within {} are",
+                    attempt.url().origin().ascii_serialization(),
+                    first.origin().ascii_serialization()
+                );
+                attempt.error(message)
+            } else if attempt.previous().len() > max_redirects {
+                attempt.error(format!(
+                    "more than {max_redirects} redirects (a redirect loop?)"
+                ))
             } else {
                 attempt.follow()
             }
@@ -217,7 +225,18 @@ impl Http {
         if from > 0 {
             request = request.header(RANGE, format!("bytes={from}-"));
         }
-        let response = request.send().map_err(|e| retry(describe(&e)))?;
+        // A refused redirect is the mirror's answer, not a passing failure: another attempt
+        // gets the same one (a loop retried with backoff took minutes to fail).
+        let response = request.send().map_err(|e| {
+            if e.is_redirect() {
+                Failure::Fatal(Error::Http {
+                    url: url.to_string(),
+                    message: describe(&e),
+                })
+            } else {
+                retry(describe(&e))
+            }
+        })?;
         let status = response.status();
         if status.is_success() || status == StatusCode::RANGE_NOT_SATISFIABLE {
             return Ok(response);

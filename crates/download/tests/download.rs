@@ -540,3 +540,58 @@ fn bad_names_and_mirrors_are_refused_before_any_request() {
     assert!(err.to_string().contains("--mirror"), "{err}");
     assert_eq!(server.count(), 0);
 }
+
+/// A redirect loop took ~4 minutes to fail (issue 22, item 6): the refused redirect was
+/// retried 8 times with a growing backoff. Now 5 redirects are followed and the 6th ends the
+/// download at once, without a retry; a redirect to another port of the mirror's host (another
+/// service) is refused the same way, before any request leaves for it.
+#[test]
+fn a_redirect_loop_or_a_redirect_off_the_mirror_fails_at_once() {
+    let page = SUFFIXES[2];
+    let page_gets = |server: &Server| {
+        file_gets(server)
+            .iter()
+            .filter(|(path, _)| path.ends_with(page))
+            .count()
+    };
+    let itself = format!("/{WIKI}/{DONE_DATE}/{}", name(page));
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::RedirectTo(page, itself))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let err = fetch(&server, dir.path(), done(), &log).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("more than 5 redirects") && text.contains(&name(page)),
+        "{text}"
+    );
+    assert!(
+        log.retries.borrow().is_empty(),
+        "{:?}",
+        log.retries.borrow()
+    );
+    assert_eq!(page_gets(&server), 6, "the request and 5 redirects");
+
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::RedirectTo(
+            page,
+            "http://127.0.0.1:9/elsewhere".into(),
+        ))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let err = fetch(&server, dir.path(), done(), &log).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("a redirect to another host (http://127.0.0.1:9)"),
+        "{err}"
+    );
+    assert!(
+        log.retries.borrow().is_empty(),
+        "{:?}",
+        log.retries.borrow()
+    );
+    assert_eq!(page_gets(&server), 1);
+    assert!(!run_dir(dir.path()).join(VERIFIED).exists());
+}
