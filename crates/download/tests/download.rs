@@ -595,3 +595,28 @@ fn a_redirect_loop_or_a_redirect_off_the_mirror_fails_at_once() {
     assert_eq!(page_gets(&server), 1);
     assert!(!run_dir(dir.path()).join(VERIFIED).exists());
 }
+
+/// A listing of thousands of runs made `latest` read the status of each (6,612 requests in
+/// 10 s, issue 22 item 6). It reads the 10 newest at most, and its error says how many older
+/// runs it did not try and how to reach one (`--date`).
+#[test]
+fn latest_reads_the_status_of_ten_runs_of_a_listing_at_most() {
+    let server = DumpSite::new(WIKI).fault(Fault::NewerRuns(50)).serve();
+    let dir = tempfile::tempdir().unwrap();
+    let err = fetch(&server, dir.path(), DateSpec::Latest, &Log::default()).unwrap_err();
+    let statuses = server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/dumpstatus.json"))
+        .count();
+    assert_eq!(statuses, 10);
+    assert!(matches!(err, Error::NoFinishedRun { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("{}: no dumpstatus.json", dumps::newer_run(49)))
+            && text.contains("42 older runs not tried")
+            && text.contains("--date"),
+        "{text}"
+    );
+    assert!(!run_dir(dir.path()).exists());
+}

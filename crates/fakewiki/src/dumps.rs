@@ -227,6 +227,15 @@ pub enum Fault {
     Oversize(&'static str, usize),
     /// Answer every request for the file (by suffix) with `302 Found` to this URL.
     RedirectTo(&'static str, String),
+    /// List this many more runs, newer than both real ones, none with a `dumpstatus.json`
+    /// (404): a listing of thousands of runs not worth trying.
+    NewerRuns(usize),
+}
+
+/// The `k`-th of the runs [`Fault::NewerRuns`] adds: real calendar days from 2025-01-01 on.
+pub fn newer_run(k: usize) -> String {
+    let (year, month, day) = (2025 + k / (12 * 28), 1 + (k / 28) % 12, 1 + k % 28);
+    format!("{year}{month:02}{day:02}")
 }
 
 /// The dumps site of one wiki, with its faults.
@@ -352,7 +361,13 @@ impl DumpSite {
 
     fn listing(&self) -> String {
         let mut rows = String::from("<a href=\"../\">../</a>\n");
-        for d in [DONE_DATE, UNFINISHED_DATE, "latest"] {
+        let newer = self.faults.iter().find_map(|f| match f {
+            Fault::NewerRuns(n) => Some(*n),
+            _ => None,
+        });
+        let newer: Vec<String> = (0..newer.unwrap_or(0)).map(newer_run).collect();
+        let dates = [DONE_DATE, UNFINISHED_DATE, "latest"];
+        for d in dates.into_iter().chain(newer.iter().map(String::as_str)) {
             rows.push_str(&format!(
                 "<a href=\"{d}/\">{d}/</a>{:>50}                   -\n",
                 "02-Sep-2024 01:36"
