@@ -34,10 +34,19 @@ pub struct DownloadArgs {
     #[arg(long, hide = true)]
     backoff_ms: Option<u64>,
     /// Seconds one file may take over all its attempts; past it the download stops (what
-    /// arrived stays in the `.part`, and the next run resumes it). A trickling mirror never
-    /// times out a read, so this is what ends it.
-    #[arg(long, default_value_t = download::DEFAULT_FILE_DEADLINE.as_secs())]
+    /// arrived stays in the `.part`, and the next run resumes it). With --speed-limit, this is
+    /// what ends a mirror that sends just fast enough for ever.
+    #[arg(long, value_name = "SECONDS", default_value_t = download::DEFAULT_FILE_DEADLINE.as_secs())]
     file_deadline: u64,
+    /// Bytes per second below which a connection is dropped, once it has been that slow for
+    /// --speed-time seconds; the next attempt resumes on a new connection (a mirror that only
+    /// trickles is given up after a few). 0 turns the check off, for a very slow line.
+    #[arg(long, value_name = "BYTES_PER_S", default_value_t = download::DEFAULT_SPEED_LIMIT)]
+    speed_limit: u64,
+    /// Seconds a connection may stay below --speed-limit.
+    #[arg(long, value_name = "SECONDS", default_value_t = download::DEFAULT_SPEED_TIME.as_secs(),
+          value_parser = clap::value_parser!(u64).range(1..))]
+    speed_time: u64,
 }
 
 pub fn download(a: DownloadArgs) -> Result<()> {
@@ -51,6 +60,8 @@ pub fn download(a: DownloadArgs) -> Result<()> {
         options.retry_after_unit = Duration::from_millis(ms);
     }
     options.file_deadline = Duration::from_secs(a.file_deadline);
+    options.speed_limit = a.speed_limit;
+    options.speed_time = Duration::from_secs(a.speed_time);
     let request = download::Request {
         wiki: a.wiki.clone(),
         date: a.date,

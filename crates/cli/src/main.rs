@@ -42,6 +42,12 @@ enum Command {
     /// VERIFIED lists with the SHA-1 the run publishes and whose size is the published one, so
     /// it costs a few small requests.
     ///
+    /// A mirror cannot make it unbounded: a file stops at the size dumpstatus.json publishes
+    /// (64 GiB when none is), and at --file-deadline; a connection slower than --speed-limit is
+    /// dropped and resumed; redirects are followed 5 times at most, within the mirror's scheme,
+    /// host and port; `latest` reads the status of the 10 newest runs of the listing at most.
+    /// Mirror text (job statuses, messages) is printed with control characters escaped.
+    ///
     /// Example: `clue-db download --wiki simplewiki` (a few hundred MB), then the pipeline on
     /// dumps/simplewiki/DATE/.
     Download(download_command::DownloadArgs),

@@ -411,3 +411,34 @@ fn a_mirror_cannot_send_past_the_published_size_redirect_elsewhere_or_trickle_fo
     ));
     assert_eq!(std::fs::metadata(&part).unwrap().len(), 100_000);
 }
+
+/// `--speed-limit` and `--speed-time` (issue 22, item 6): a mirror trickling a byte every 20 ms
+/// is left after a second below 10 kB/s, and the file is resumed on a new connection.
+#[test]
+fn a_trickling_mirror_is_left_below_the_speed_limit_and_resumed() {
+    let multistream = SUFFIXES[0];
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::TrickleAfter(multistream, 200_000))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let run = download(
+        &server,
+        dir.path(),
+        &[
+            "--date",
+            DONE_DATE,
+            "--speed-limit",
+            "10000",
+            "--speed-time",
+            "1",
+        ],
+    )
+    .ok();
+    assert!(
+        run.stderr.contains("slower than 10000 bytes/s"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(ranges_asked(&server, multistream).len(), 1);
+    assert!(std::fs::read(path_of(dir.path(), multistream)).unwrap() == dumps::file(multistream));
+}

@@ -12,7 +12,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use reqwest::blocking::{Client, Response};
@@ -54,6 +54,15 @@ pub struct Options {
     /// Largest file taken when `dumpstatus.json` publishes no size (with a size, the size is
     /// the cap): a mirror that sends for ever must not fill the disk.
     pub max_unpublished_bytes: u64,
+    /// Slowest a body may arrive, in bytes per second averaged over [`Options::speed_time`]
+    /// (curl's `--speed-limit`); 0 turns the check off. A mirror that sends a byte now and then
+    /// never times out a read and would hold a download until its deadline. Below this, the
+    /// attempt fails and the next one resumes (`Range`) on a new connection; such a failure
+    /// counts as one without progress, so a mirror that only trickles is given up after
+    /// [`Options::max_attempts`].
+    pub speed_limit: u64,
+    /// How long a body may stay below [`Options::speed_limit`] (curl's `--speed-time`).
+    pub speed_time: Duration,
     /// Redirects followed for one request, each within the mirror's origin (scheme, host,
     /// port) only; the next one, or one elsewhere, ends the download at once.
     pub max_redirects: usize,
@@ -63,6 +72,11 @@ pub struct Options {
 pub const DEFAULT_FILE_DEADLINE: Duration = Duration::from_secs(24 * 3600);
 /// Default [`Options::max_unpublished_bytes`]: above enwiki's largest file.
 pub const DEFAULT_MAX_UNPUBLISHED_BYTES: u64 = 64 << 30;
+/// Default [`Options::speed_limit`]: 1 kB/s, far below any usable line (enwiki at this speed
+/// would take most of a year), far above a trickle.
+pub const DEFAULT_SPEED_LIMIT: u64 = 1_000;
+/// Default [`Options::speed_time`]: a minute, so that a short lull of a busy mirror passes.
+pub const DEFAULT_SPEED_TIME: Duration = Duration::from_secs(60);
 
 impl Default for Options {
     fn default() -> Self {
@@ -76,6 +90,8 @@ impl Default for Options {
             timeout: Duration::from_secs(60),
             file_deadline: DEFAULT_FILE_DEADLINE,
             max_unpublished_bytes: DEFAULT_MAX_UNPUBLISHED_BYTES,
+            speed_limit: DEFAULT_SPEED_LIMIT,
+            speed_time: DEFAULT_SPEED_TIME,
             max_redirects: 5,
         }
     }
@@ -270,10 +286,21 @@ impl Http {
                 }));
             }
             let mut body = Vec::new();
-            response
-                .take(cap + 1)
-                .read_to_end(&mut body)
-                .map_err(|e| retry(format!("reading the answer: {e}")))?;
+            let mut pace = Pace::new(&self.options);
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut limited = response.take(cap + 1);
+            loop {
+                let n = match limited.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(retry(format!("reading the answer: {}", describe(&e)))),
+                };
+                body.extend_from_slice(&buf[..n]);
+                if let Some(slow) = pace.arrived(n) {
+                    return Err(retry(format!("{slow} at byte {}", body.len())));
+                }
+            }
             if body.len() as u64 > cap {
                 return Err(Failure::Fatal(Error::Http {
                     url: url.to_string(),
@@ -312,7 +339,7 @@ impl Http {
         observer.file_start(&name, activity, size, part.len);
         // A `.part` as long as the published size needs no request, only its check.
         if size != Some(part.len) {
-            let deadline = std::time::Instant::now() + self.options.file_deadline;
+            let deadline = Instant::now() + self.options.file_deadline;
             self.retrying(url, observer, || {
                 self.attempt(url, &mut part, size, deadline, observer)
             })?;
@@ -331,7 +358,7 @@ impl Http {
         url: &str,
         part: &mut Part,
         size: Option<u64>,
-        deadline: std::time::Instant,
+        deadline: Instant,
         observer: &dyn Observer,
     ) -> std::result::Result<(), Failure> {
         let before = part.len;
@@ -346,7 +373,7 @@ impl Http {
                 ),
             })
         };
-        if std::time::Instant::now() > deadline {
+        if Instant::now() > deadline {
             return Err(past_deadline(part.len));
         }
         let mut response = self.get(url, part.len)?;
@@ -390,6 +417,7 @@ impl Http {
             }
         }
         let mut buf = vec![0u8; 256 * 1024];
+        let mut pace = Pace::new(&self.options);
         loop {
             let n = match response.read(&mut buf) {
                 Ok(0) => break,
@@ -423,8 +451,15 @@ impl Http {
             }
             part.write(&buf[..n])?;
             observer.bytes(n as u64);
-            if std::time::Instant::now() > deadline {
+            if Instant::now() > deadline {
                 return Err(past_deadline(part.len));
+            }
+            if let Some(slow) = pace.arrived(n) {
+                return Err(Failure::Retry {
+                    message: format!("{slow} at byte {}; resuming on a new connection", part.len),
+                    retry_after: None,
+                    progressed: false,
+                });
             }
         }
         if let Some(size) = size
@@ -437,6 +472,50 @@ impl Http {
             });
         }
         Ok(())
+    }
+}
+
+/// The low-speed check of one response body: at least [`Options::speed_limit`] bytes per
+/// second, averaged over each stretch of [`Options::speed_time`] (a stretch ends at the first
+/// read past it, so a read blocked up to [`Options::timeout`] counts whole).
+struct Pace {
+    limit: u64,
+    window: Duration,
+    start: Instant,
+    bytes: u64,
+}
+
+impl Pace {
+    fn new(options: &Options) -> Pace {
+        Pace {
+            limit: options.speed_limit,
+            window: options.speed_time,
+            start: Instant::now(),
+            bytes: 0,
+        }
+    }
+
+    /// Counts `n` more bytes; once a stretch has passed below the limit, says so.
+    fn arrived(&mut self, n: usize) -> Option<String> {
+        if self.limit == 0 {
+            return None;
+        }
+        self.bytes += n as u64;
+        let elapsed = self.start.elapsed();
+        if elapsed < self.window {
+            return None;
+        }
+        if (self.bytes as f64) < self.limit as f64 * elapsed.as_secs_f64() {
+            return Some(format!(
+                "{} bytes in {:.1} s, slower than {} bytes/s (--speed-limit, --speed-time)",
+                self.bytes,
+                elapsed.as_secs_f64(),
+                self.limit
+            ));
+        }
+        self.start = Instant::now();
+        self.bytes = 0;
+        None
     }
 }
 

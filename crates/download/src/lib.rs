@@ -43,7 +43,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub use fetch::{
-    DEFAULT_FILE_DEADLINE, DEFAULT_MAX_UNPUBLISHED_BYTES, DEFAULT_USER_AGENT, Options,
+    DEFAULT_FILE_DEADLINE, DEFAULT_MAX_UNPUBLISHED_BYTES, DEFAULT_SPEED_LIMIT, DEFAULT_SPEED_TIME,
+    DEFAULT_USER_AGENT, Options,
 };
 pub use run::{DateSpec, FILES, VERIFIED};
 

@@ -620,3 +620,42 @@ fn latest_reads_the_status_of_ten_runs_of_a_listing_at_most() {
     );
     assert!(!run_dir(dir.path()).exists());
 }
+
+/// A mirror that trickles (a byte every 20 ms, so no read ever times out) held a download until
+/// its deadline (issue 22, item 6). Below `speed_limit` over a whole `speed_time`, the attempt
+/// ends and the next one resumes, on a new connection, from the last byte written.
+#[test]
+fn a_trickle_below_the_speed_limit_is_resumed_on_a_new_connection() {
+    let multistream = SUFFIXES[0];
+    let fast = 300_000;
+    let server = DumpSite::new(WIKI)
+        .fault(Fault::TrickleAfter(multistream, fast))
+        .serve();
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let options = Options {
+        speed_limit: 10_000,
+        speed_time: Duration::from_millis(300),
+        ..options()
+    };
+    download::download(&request(&server, dir.path(), done()), &options, &log).unwrap();
+    assert_complete(dir.path());
+    let retries = log.retries.borrow();
+    assert_eq!(retries.len(), 1, "{retries:?}");
+    assert!(
+        retries[0].0.ends_with(&name(multistream))
+            && retries[0].1.contains("slower than 10000 bytes/s"),
+        "{retries:?}"
+    );
+    let ranges: Vec<Option<String>> = file_gets(&server)
+        .into_iter()
+        .filter(|(path, _)| path.ends_with(multistream))
+        .map(|(_, range)| range)
+        .collect();
+    assert_eq!(ranges.len(), 2, "{ranges:?}");
+    let resumed_at: usize = ranges[1]
+        .as_deref()
+        .and_then(|r| r.strip_prefix("bytes=")?.strip_suffix('-')?.parse().ok())
+        .unwrap();
+    assert!(resumed_at > fast, "the trickled bytes are kept: {ranges:?}");
+}

@@ -21,14 +21,16 @@
 //! not describe the XML's pages: the run is real in form, for fetching and reading each file,
 //! not one consistent wiki.
 //!
-//! Faults ([`Fault`]) make the server cut a file short once, stall in it once, corrupt it, 404
-//! a path, answer 503 with `Retry-After` once, or ignore `Range`.
+//! Faults ([`Fault`]) make the server cut a file short once, stall or trickle in it once,
+//! corrupt it, 404 a path, answer 503 with `Retry-After` once, ignore `Range`, send a job status
+//! of its choice (a terminal escape), publish a wrong SHA-1, send past a file's size, redirect,
+//! or list runs by the dozen.
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::sync::{Mutex, OnceLock};
 
-use crate::{Action, Request, Server, serve};
+use crate::{Action, Request, Server, Then, serve};
 
 /// The finished run.
 pub const DONE_DATE: &str = "20240901";
@@ -227,10 +229,16 @@ pub enum Fault {
     Oversize(&'static str, usize),
     /// Answer every request for the file (by suffix) with `302 Found` to this URL.
     RedirectTo(&'static str, String),
+    /// Once, send the file up to byte N, then the rest a byte every [`TRICKLE`] (a mirror too
+    /// slow to use that never stops sending, so no read times out).
+    TrickleAfter(&'static str, usize),
     /// List this many more runs, newer than both real ones, none with a `dumpstatus.json`
     /// (404): a listing of thousands of runs not worth trying.
     NewerRuns(usize),
 }
+
+/// How far apart [`Fault::TrickleAfter`] sends its bytes.
+pub const TRICKLE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// The `k`-th of the runs [`Fault::NewerRuns`] adds: real calendar days from 2025-01-01 on.
 pub fn newer_run(k: usize) -> String {
@@ -449,7 +457,7 @@ impl DumpSite {
                         headers: vec![("Location", to.clone())],
                         body: Vec::new(),
                         cut_after: None,
-                        stall: false,
+                        then: Then::Close,
                     };
                 }
                 Fault::Unavailable(s, secs) if name.ends_with(s) && Self::once(fired, i) => {
@@ -458,11 +466,14 @@ impl DumpSite {
                         headers: vec![("Retry-After", secs.to_string())],
                         body: b"busy".to_vec(),
                         cut_after: None,
-                        stall: false,
+                        then: Then::Close,
                     };
                 }
-                Fault::CutAfter(s, n) if name.ends_with(s) => cut_at = Some((i, *n, false)),
-                Fault::StallAfter(s, n) if name.ends_with(s) => cut_at = Some((i, *n, true)),
+                Fault::CutAfter(s, n) if name.ends_with(s) => cut_at = Some((i, *n, Then::Close)),
+                Fault::StallAfter(s, n) if name.ends_with(s) => cut_at = Some((i, *n, Then::Stall)),
+                Fault::TrickleAfter(s, n) if name.ends_with(s) => {
+                    cut_at = Some((i, *n, Then::Trickle(TRICKLE)));
+                }
                 _ => {}
             }
         }
@@ -480,14 +491,14 @@ impl DumpSite {
                 headers: vec![("Content-Range", format!("bytes */{len}"))],
                 body: Vec::new(),
                 cut_after: None,
-                stall: false,
+                then: Then::Close,
             };
         }
-        let (cut_after, stall) = match cut_at {
-            Some((i, n, stall)) if n > start && n < len && Self::once(fired, i) => {
-                (Some(n - start), stall)
+        let (cut_after, then) = match cut_at {
+            Some((i, n, then)) if n > start && n < len && Self::once(fired, i) => {
+                (Some(n - start), then)
             }
-            _ => (None, false),
+            _ => (None, Then::Close),
         };
         let mut headers = vec![("Content-Type", "application/octet-stream".to_string())];
         let status = if start > 0 {
@@ -501,7 +512,7 @@ impl DumpSite {
             headers,
             body: body[start..].to_vec(),
             cut_after,
-            stall,
+            then,
         }
     }
 }
@@ -519,7 +530,7 @@ fn bytes(status: u16, content_type: &str, body: Vec<u8>) -> Action {
         headers: vec![("Content-Type", content_type.to_string())],
         body,
         cut_after: None,
-        stall: false,
+        then: Then::Close,
     }
 }
 

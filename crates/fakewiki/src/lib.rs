@@ -62,15 +62,26 @@ pub enum Action {
     /// Accept the request and never answer (the connection is held for 10 s).
     Hang,
     /// Any bytes with these headers (`Content-Length` is added). With `cut_after`, only that
-    /// many bytes of the body are sent before the connection is closed (a download cut short),
-    /// or, with `stall`, held open for 10 s first (a download stuck, to interrupt).
+    /// many bytes of the body are sent at once, and then what `then` says.
     Bytes {
         status: u16,
         headers: Vec<(&'static str, String)>,
         body: Vec<u8>,
         cut_after: Option<usize>,
-        stall: bool,
+        then: Then,
     },
+}
+
+/// What the server does once it has sent the `cut_after` bytes of an [`Action::Bytes`] body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Then {
+    /// Close the connection (a download cut short).
+    Close,
+    /// Hold it open for 10 s without sending more (a download stuck, to interrupt).
+    Stall,
+    /// Send the rest one byte at a time, this long apart (a mirror that trickles), until the
+    /// client hangs up.
+    Trickle(Duration),
 }
 
 /// A 200 answer with a JSON body.
@@ -162,7 +173,7 @@ fn serve_until_healed(
                     headers,
                 };
                 log.lock().unwrap().push(request.clone());
-                let (status, headers, body, cut_after, stall) = match handler(&request) {
+                let (status, headers, body, cut_after, then) = match handler(&request) {
                     Action::Hang => return std::thread::sleep(Duration::from_secs(10)),
                     Action::Reply {
                         status,
@@ -173,15 +184,15 @@ fn serve_until_healed(
                             0,
                             ("Content-Type", "application/json; charset=utf-8".into()),
                         );
-                        (status, headers, body.into_bytes(), None, false)
+                        (status, headers, body.into_bytes(), None, Then::Close)
                     }
                     Action::Bytes {
                         status,
                         headers,
                         body,
                         cut_after,
-                        stall,
-                    } => (status, headers, body, cut_after, stall),
+                        then,
+                    } => (status, headers, body, cut_after, then),
                 };
                 let mut head = format!(
                     "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -195,8 +206,17 @@ fn serve_until_healed(
                 let _ = stream.write_all(head.as_bytes());
                 let _ = stream.write_all(&body[..sent]);
                 let _ = stream.flush();
-                if stall {
-                    std::thread::sleep(Duration::from_secs(10));
+                match then {
+                    Then::Close => {}
+                    Then::Stall => std::thread::sleep(Duration::from_secs(10)),
+                    Then::Trickle(every) => {
+                        for byte in &body[sent..] {
+                            std::thread::sleep(every);
+                            if stream.write_all(&[*byte]).is_err() {
+                                break;
+                            }
+                        }
+                    }
                 }
             });
         }
