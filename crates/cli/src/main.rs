@@ -42,6 +42,11 @@ enum Command {
     /// VERIFIED lists with the SHA-1 the run publishes and whose size is the published one, so
     /// it costs a few small requests.
     ///
+    /// One download writes a run folder at a time (it locks DIR/WIKI/DATE.lock; a second fails
+    /// at once). Each file checked is recorded in DIR/WIKI/DATE/CHECKED; when the mirror later
+    /// publishes another SHA-1 for a file already checked, the command fails, naming it, and
+    /// keeps the file (and VERIFIED): delete it, or use another --dir, to download it anew.
+    ///
     /// A mirror cannot make it unbounded: a file stops at the size dumpstatus.json publishes
     /// (64 GiB when none is), and at --file-deadline; a connection slower than --speed-limit is
     /// dropped and resumed; redirects are followed 5 times at most, within the mirror's scheme,

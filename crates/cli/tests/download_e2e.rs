@@ -332,7 +332,7 @@ fn a_changed_published_sha1_never_costs_a_verified_file() {
             && run
                 .stderr
                 .contains(&dumps::file_name(WIKI, DONE_DATE, page))
-            && run.stderr.contains("kept as it is"),
+            && run.stderr.contains("kept as they are"),
         "{}",
         run.stderr
     );

@@ -23,11 +23,14 @@
 //! - When all seven are verified, `VERIFIED` is written (temporary file, then rename): one line
 //!   `SHA1  NAME` per file. A run folder without it is incomplete, and any change to the folder
 //!   removes it first.
-//! - A verified file is never given up for a mirror's word: when the run's `sha1sums.txt` now
-//!   publishes another SHA-1 for a file `VERIFIED` lists (a bad sync, or a run re-published),
-//!   the download stops before it touches the folder, naming each file and both sums; the
-//!   run stays verified and usable. Downloading it anew is the user's choice (another `--dir`,
-//!   or `VERIFIED` removed by hand).
+//! - Each file, once in place, is recorded with its SHA-1 in `CHECKED` (temporary file, then
+//!   rename), which stays when `VERIFIED` goes; it leaves the record before the file may change.
+//! - A checked file is never given up for a mirror's word: when the run's `sha1sums.txt` now
+//!   publishes another SHA-1 for a file `VERIFIED` or `CHECKED` records (a bad sync, or a run
+//!   re-published), the download stops before it touches the folder, naming each file and
+//!   both sums; a verified run stays verified and usable, and a run stopped half-way keeps its
+//!   files. Downloading them anew is the user's choice (another `--dir`, or the files deleted
+//!   by hand). A file is moved to `NAME.bad` only when its bytes fail the SHA-1 it is to have.
 //! - A re-run trusts, without reading it, a file that `VERIFIED` lists with the SHA-1 the run
 //!   publishes and whose size on disk is the size `dumpstatus.json` publishes. A file under its
 //!   final name that `VERIFIED` does not vouch for (an earlier run stopped before the last
@@ -46,7 +49,7 @@ pub use fetch::{
     DEFAULT_FILE_DEADLINE, DEFAULT_MAX_UNPUBLISHED_BYTES, DEFAULT_SPEED_LIMIT, DEFAULT_SPEED_TIME,
     DEFAULT_USER_AGENT, Options,
 };
-pub use run::{DateSpec, FILES, VERIFIED};
+pub use run::{CHECKED, DateSpec, FILES, VERIFIED};
 
 use fetch::{Http, hash_file, with_suffix};
 use run::{DumpStatus, Needed};
@@ -60,6 +63,9 @@ pub const MAX_RUNS_TRIED: usize = 10;
 
 /// Largest `dumpstatus.json`, run listing or `sha1sums.txt` read (enwiki's status is ~100 KB).
 const MAX_TEXT_BYTES: u64 = 16 << 20;
+
+/// Largest `VERIFIED` or `CHECKED` read: seven lines of ~100 bytes are what this crate writes.
+const MAX_RECORD_BYTES: u64 = 1 << 20;
 
 /// Everything that can go wrong, each naming the URL or file concerned.
 #[derive(Debug, thiserror::Error)]
@@ -121,12 +127,12 @@ pub enum Error {
     )]
     Busy { lock: PathBuf },
     #[error(
-        "{url} now publishes other SHA-1s than the verified files of {} have: {}; the verified \
-         run is kept as it is and still used. If the mirror re-published this run on purpose, \
-         download it into another --dir (or delete {} to replace these files)",
+        "{url} now publishes other SHA-1s than the files already verified in {} have: {}; the \
+         files are kept as they are, and a verified run stays verified and in use. If the mirror \
+         re-published this run on purpose, download it into another --dir, or delete these files \
+         to download them anew",
         run_dir.display(),
-        files.iter().map(|(n, had, now)| format!("{n} (verified {had}, published {now})")).collect::<Vec<_>>().join(", "),
-        run_dir.join(VERIFIED).display()
+        files.iter().map(|(n, had, now)| format!("{n} (verified {had}, published {now})")).collect::<Vec<_>>().join(", ")
     )]
     Conflict {
         url: String,
@@ -278,17 +284,18 @@ pub fn download(req: &Request, options: &Options, observer: &dyn Observer) -> Re
     std::fs::create_dir_all(&run_dir).map_err(|e| Error::write(&run_dir, e))?;
     let _lock = lock_run(&run_dir)?;
     let verified_path = run_dir.join(VERIFIED);
-    let verified = match std::fs::read_to_string(&verified_path) {
-        Ok(text) => run::parse_sha1sums(&text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-        Err(e) => return Err(Error::io(&verified_path, e)),
-    };
+    let verified = read_record(&verified_path)?;
+    // What each file under its final name was checked against: `CHECKED`, and `VERIFIED` over
+    // it (both are written by this crate, `VERIFIED` last).
+    let checked_path = run_dir.join(CHECKED);
+    let mut checked = read_record(&checked_path)?;
+    checked.extend(verified.iter().map(|(n, s)| (n.clone(), s.clone())));
 
-    // A verified file the mirror now publishes another SHA-1 for: stop before touching anything.
+    // A checked file the mirror now publishes another SHA-1 for: stop before touching anything.
     let conflicts: Vec<(String, String, String)> = needed
         .iter()
         .filter_map(|n| {
-            let had = verified.get(&n.name)?;
+            let had = checked.get(&n.name)?;
             let now = sums.get(&n.name)?;
             (!had.eq_ignore_ascii_case(now) && run_dir.join(&n.name).is_file())
                 .then(|| (n.name.clone(), had.clone(), now.clone()))
@@ -314,6 +321,9 @@ pub fn download(req: &Request, options: &Options, observer: &dyn Observer) -> Re
         plan.push((n, sha1.clone(), dest, trusted));
     }
     if plan.iter().any(|p| !p.3) {
+        // `VERIFIED` goes, but what it vouched for stays on record first.
+        checked.retain(|name, _| run_dir.join(name).is_file());
+        write_record(&checked_path, &checked)?;
         match std::fs::remove_file(&verified_path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -327,7 +337,17 @@ pub fn download(req: &Request, options: &Options, observer: &dyn Observer) -> Re
         let how = if trusted {
             How::Trusted
         } else {
-            site.place(&n, &sha1, &dest, &date)?
+            // Off the record before the file may change (moved aside, replaced), on it again
+            // once it is in place: a crash between the two leaves a file unrecorded, which is
+            // checked against the published SHA-1 as before, never a record that no longer
+            // describes its file (a conflict where there is none).
+            if checked.remove(&n.name).is_some() {
+                write_record(&checked_path, &checked)?;
+            }
+            let how = site.place(&n, &sha1, &dest, &date)?;
+            checked.insert(n.name.clone(), sha1.clone());
+            write_record(&checked_path, &checked)?;
+            how
         };
         let size = std::fs::metadata(&dest)
             .map_err(|e| Error::io(&dest, e))?
@@ -353,6 +373,39 @@ pub fn download(req: &Request, options: &Options, observer: &dyn Observer) -> Re
         run_dir,
         files,
     })
+}
+
+/// A `VERIFIED` or `CHECKED` record as a map from name to SHA-1; none when the file is absent.
+fn read_record(path: &Path) -> Result<BTreeMap<String, String>> {
+    use std::io::Read;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let mut text = String::new();
+    file.take(MAX_RECORD_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| Error::io(path, e))?;
+    if text.len() as u64 > MAX_RECORD_BYTES {
+        return Err(Error::io(
+            path,
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "larger than {MAX_RECORD_BYTES} bytes: not a record this command writes \
+                     (move it away and run again)"
+                ),
+            ),
+        ));
+    }
+    Ok(run::parse_sha1sums(&text))
+}
+
+/// Writes a `CHECKED` record (in file-name order) through a temporary file and a rename.
+fn write_record(path: &Path, record: &BTreeMap<String, String>) -> Result<()> {
+    let lines: Vec<(String, String)> = record.iter().map(|(n, s)| (n.clone(), s.clone())).collect();
+    write_atomically(path, run::format_verified(&lines).as_bytes())
 }
 
 /// Takes the run folder's exclusive lock (`DIR/WIKI/DATE.lock`, beside the folder, so that the

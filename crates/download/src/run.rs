@@ -1,6 +1,6 @@
 //! What one dump run is, on paper: the names of its files, the dates of the runs, and the three
 //! small texts the dumps site publishes about a run (`dumpstatus.json`, `WIKI-DATE-sha1sums.txt`,
-//! the HTML index of run folders), plus the `VERIFIED` record this crate writes.
+//! the HTML index of run folders), plus the `VERIFIED` and `CHECKED` records this crate writes.
 //!
 //! Everything here is parsing and naming, with no I/O, so it is tested on strings.
 
@@ -61,6 +61,11 @@ pub const FILES: [DumpFile; 7] = [
 
 /// The name of the record of a complete, verified run folder.
 pub const VERIFIED: &str = "VERIFIED";
+
+/// The name of the record of the files of a run folder checked so far, complete or not, in
+/// `VERIFIED`'s form. It outlives `VERIFIED` (removed whenever a re-run changes the folder), so
+/// that a file once checked is never given up for a mirror's later word; the pipeline ignores it.
+pub const CHECKED: &str = "CHECKED";
 
 /// `WIKI-DATE-SUFFIX`, the file's name on the dumps site and on disk.
 pub fn file_name(wiki: &str, date: &str, file: &DumpFile) -> String {

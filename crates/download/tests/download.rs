@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use download::{
-    Activity, DateSpec, Downloaded, Error, FileReport, How, Observer, Options, Request, VERIFIED,
+    Activity, CHECKED, DateSpec, Downloaded, Error, FileReport, How, Observer, Options, Request,
+    VERIFIED,
 };
 use fakewiki::Server;
 use fakewiki::dumps::{self, DONE_DATE, DumpSite, Fault, SUFFIXES, UNFINISHED_DATE};
@@ -119,8 +120,14 @@ fn assert_complete(dir: &Path) {
         std::fs::read_to_string(run.join(VERIFIED)).unwrap(),
         expected_record
     );
+    assert_eq!(
+        download::run::parse_sha1sums(&std::fs::read_to_string(run.join(CHECKED)).unwrap()),
+        download::run::parse_sha1sums(&expected_record),
+        "CHECKED records what VERIFIED does"
+    );
     let mut expected: Vec<String> = SUFFIXES.iter().map(|s| name(s)).collect();
     expected.push(VERIFIED.to_string());
+    expected.push(CHECKED.to_string());
     expected.sort();
     assert_eq!(files_in(&run), expected, "no .part, .bad or .tmp left");
 }
@@ -658,4 +665,65 @@ fn a_trickle_below_the_speed_limit_is_resumed_on_a_new_connection() {
         .and_then(|r| r.strip_prefix("bytes=")?.strip_suffix('-')?.parse().ok())
         .unwrap();
     assert!(resumed_at > fast, "the trickled bytes are kept: {ranges:?}");
+}
+
+/// A run stopped half-way (here by a 404 on its last file) keeps its checked files when the
+/// mirror then publishes another SHA-1 for one of them (issue 22, item 7). Without `VERIFIED`
+/// the file used to be hashed, moved to `.bad` as wrong and downloaded again, and its second
+/// `.bad` replaced the first: the good file was gone. Now the download stops before touching
+/// the folder, naming the file and both sums, and a healthy mirror finishes the run later
+/// without downloading the file again.
+#[test]
+fn a_changed_published_sha1_never_costs_a_file_checked_by_an_unfinished_run() {
+    let props = SUFFIXES[6];
+    let page = SUFFIXES[2];
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_dir(dir.path());
+    let cut = DumpSite::new(WIKI)
+        .fault(Fault::NotFound(props.to_string()))
+        .serve();
+    let err = fetch(&cut, dir.path(), done(), &Log::default()).unwrap_err();
+    assert!(matches!(err, Error::NotFound { .. }), "{err:?}");
+    assert!(!run.join(VERIFIED).exists());
+    let checked = std::fs::read_to_string(run.join(CHECKED)).unwrap();
+    assert_eq!(checked.lines().count(), 6, "{checked}");
+
+    let resynced = DumpSite::new(WIKI).fault(Fault::WrongSha1(page)).serve();
+    let err = fetch(&resynced, dir.path(), done(), &Log::default()).unwrap_err();
+    let Error::Conflict { files, .. } = &err else {
+        panic!("{err:?}")
+    };
+    let published = dumps::sha1_hex(b"not this file");
+    assert_eq!(
+        files,
+        &[(name(page), dumps::sha1_hex(dumps::file(page)), published)]
+    );
+    assert!(std::fs::read(run.join(name(page))).unwrap() == dumps::file(page));
+    assert!(!run.join(format!("{}.bad", name(page))).exists());
+    assert!(file_gets(&resynced).is_empty(), "nothing downloaded");
+    assert_eq!(std::fs::read_to_string(run.join(CHECKED)).unwrap(), checked);
+
+    let healthy = DumpSite::new(WIKI).serve();
+    let d = fetch(&healthy, dir.path(), done(), &Log::default()).unwrap();
+    assert!(matches!(report(&d, props).how, How::Downloaded { .. }));
+    assert_eq!(report(&d, page).how, How::Rehashed);
+    assert_complete(dir.path());
+}
+
+/// `VERIFIED` and `CHECKED` are read under a 1 MiB cap (seven lines are what this crate
+/// writes): a larger one is an error naming it, before any file is fetched.
+#[test]
+fn a_record_past_its_cap_is_an_error_naming_it() {
+    let server = DumpSite::new(WIKI).serve();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(run_dir(dir.path())).unwrap();
+    let record = run_dir(dir.path()).join(CHECKED);
+    std::fs::write(&record, vec![b' '; 2 << 20]).unwrap();
+    let err = fetch(&server, dir.path(), done(), &Log::default()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains(&record.display().to_string()) && text.contains("larger than 1048576 bytes"),
+        "{text}"
+    );
+    assert!(file_gets(&server).is_empty());
 }
