@@ -70,12 +70,11 @@ pub fn download(a: DownloadArgs) -> Result<()> {
     };
     // The `.part` being written holds only whole, checked-later bytes at any moment: quitting
     // at once loses nothing, and the next run resumes it.
-    let folder = a.dir.join(&a.wiki);
+    let folder = crate::out::escape(&a.dir.join(&a.wiki).display().to_string()).into_owned();
     ctrlc::set_handler(move || {
         eprintln!(
-            "\ninterrupted: the file being downloaded stays as NAME.part under {}; run the same \
-             command again to resume it",
-            folder.display()
+            "\ninterrupted: the file being downloaded stays as NAME.part under {folder}; run the \
+             same command again to resume it"
         );
         std::process::exit(130);
     })
@@ -85,12 +84,15 @@ pub fn download(a: DownloadArgs) -> Result<()> {
         .with_context(|| format!("downloading the {} dump", a.wiki))?;
     let total: u64 = run.files.iter().map(|f| f.size).sum();
     eprintln!(
-        "{} {}: {} files, {}, verified in {}",
-        run.wiki,
-        run.date,
-        run.files.len(),
-        mb(total),
-        run.run_dir.display()
+        "{}",
+        crate::out::escape(&format!(
+            "{} {}: {} files, {}, verified in {}",
+            run.wiki,
+            run.date,
+            run.files.len(),
+            mb(total),
+            run.run_dir.display()
+        ))
     );
     // The last line of stdout is the run folder, for scripts.
     let mut out = crate::out::stdout();
@@ -110,7 +112,9 @@ fn mb(bytes: u64) -> String {
 }
 
 /// Progress bars on stderr (indicatif draws nothing when stderr is not a terminal) and one line
-/// per file, retry and note.
+/// per file, retry and note. Everything it prints is escaped (`crate::out::escape`), as is
+/// every error `main` prints: job statuses, notes, retry reasons and URLs may come from the
+/// mirror.
 #[derive(Default)]
 struct Progress {
     bar: RefCell<Option<ProgressBar>>,
@@ -156,7 +160,7 @@ impl Observer for Progress {
         bar.set_style(
             ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        bar.set_prefix(format!("{verb} {name}"));
+        bar.set_prefix(crate::out::escape(&format!("{verb} {name}")).into_owned());
         bar.set_position(done);
         bar.reset_eta();
         if let Some(old) = self.bar.replace(Some(bar)) {

@@ -296,8 +296,8 @@ fn a_second_download_into_the_same_run_folder_is_refused() {
 }
 
 /// Mirror text reaches the terminal escaped (issue 22, item 8): a job status that is a terminal
-/// escape sequence (set the window title, clear the screen), printed when `latest` skips the
-/// unfinished run, shows as text.
+/// escape sequence (set the window title, clear the screen) shows as text, both on the progress
+/// line of `latest` skipping the unfinished run and in the error of a `--date` naming it.
 #[test]
 fn mirror_text_is_escaped_on_the_terminal() {
     let server = DumpSite::new(WIKI)
@@ -307,7 +307,16 @@ fn mirror_text_is_escaped_on_the_terminal() {
     let run = download(&server, dir.path(), &[]).ok();
     assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
     assert!(
-        run.stderr.contains("skipping the run") && run.stderr.contains("PWNED"),
+        run.stderr.contains("skipping the run")
+            && run.stderr.contains("\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J"),
+        "{}",
+        run.stderr
+    );
+    let run = download(&server, dir.path(), &["--date", dumps::UNFINISHED_DATE]).failed();
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(
+        run.stderr.contains("is not finished")
+            && run.stderr.contains("\\u{1b}]0;PWNED\\u{7}\\u{1b}[2J"),
         "{}",
         run.stderr
     );
