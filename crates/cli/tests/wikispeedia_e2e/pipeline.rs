@@ -294,8 +294,9 @@ fn irregular_inflections_are_counted() {
 #[test]
 fn meta_records_every_stage() {
     let c = open(db());
-    // Schema 5: the relatedness tables, with clue_forms and relatedness_reading.
-    assert_eq!(meta(&c, "schema_version").as_deref(), Some("5"));
+    // Schema 6: the relatedness stored by ids (`relatedness_by_id`, `card_words`), read by word
+    // through the `relatedness` view; clue_forms and relatedness_reading since schema 5.
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("6"));
     // Every other form leads to a clue word, and none is a clue word itself; the reading has
     // a row of the same length for every card word of the relatedness.
     let q = |sql: &str| count(&c, sql);
@@ -370,6 +371,12 @@ fn meta_records_every_stage() {
     assert_eq!(
         count(&c, "SELECT count(*) FROM relatedness"),
         400 * count(&c, "SELECT count(*) FROM clue_words")
+    );
+    // Stored by ids: every card word has an id, the ids are those of the packed rows' order.
+    assert_eq!(count(&c, "SELECT count(*) FROM card_words"), 400);
+    assert_eq!(
+        count(&c, "SELECT count(*) FROM relatedness_by_id"),
+        count(&c, "SELECT count(*) FROM relatedness")
     );
     // `clue-db info` prints the same table.
     let info = clue_db(["info", "--db", utf8(db())]).ok();
