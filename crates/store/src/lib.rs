@@ -8,7 +8,7 @@ mod read;
 mod relatedness;
 
 pub use build::{Build, Store, name_database};
-pub use ingest::{LinkStats, MAX_TITLE_BYTES, NewPage};
+pub use ingest::{KeepInputs, LINKS_KEY, LinkStats, MAX_TITLE_BYTES, NewPage, PAGE_TEXT_KEY};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
 pub use relatedness::{Meeting, RelatednessIds, RelatednessRow};
