@@ -4,6 +4,8 @@
 //! answered by the very function `suggest` calls ([`answer`]), with `suggest`'s default `--top`,
 //! so the figures are the cost of one query without process start-up. `--print-boards` prints
 //! the same boards so `scripts/bench.sh` can time whole `clue-db suggest` processes on them.
+//! `--answers` prints what each strategy answers instead, so that two databases (before and after
+//! a change of layout) can be shown to give the same clues with `diff`.
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -36,6 +38,12 @@ pub struct BenchSuggestArgs {
     /// comma-separated (the arguments of `clue-db suggest`).
     #[arg(long, value_name = "N")]
     print_boards: Option<usize>,
+    /// Print every strategy's answers instead of timing them, one line per board and strategy:
+    /// `seed<TAB>strategy<TAB>clue:count:targets:score …` (the `--top` suggestions, best first),
+    /// for the boards `Board::random` draws from the card words with the seeds 1 to `--boards`
+    /// (`--seed` is not used). Two databases give the same answers when the outputs are equal.
+    #[arg(long, conflicts_with = "print_boards")]
+    answers: bool,
     /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -119,6 +127,9 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
         .map(|s| s.trim().parse())
         .collect::<Result<_>>()
         .context("--strategies")?;
+    if a.answers {
+        return answers(&mut out, &k, &terms, a.boards, &kinds);
+    }
     let reqs = boards(&terms, a.boards, a.seed)?;
     writeln!(
         out,
@@ -157,6 +168,56 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
             l.mean,
             no_clue
         )?;
+    }
+    Ok(())
+}
+
+/// One line of `--answers`: the board's seed, the strategy, and its suggestions as
+/// `clue:count:targets:score` (targets joined by `+`, the score to 6 decimals), best first.
+pub fn answer_line(seed: u64, strategy: &str, ans: &query::request::Answer) -> String {
+    let best = ans.clue.as_ref().map(|clue| query::request::Suggestion {
+        clue: clue.clone(),
+        count: ans.count,
+        targets: ans.targets.clone(),
+        score: ans.score,
+    });
+    let all: Vec<String> = best
+        .iter()
+        .chain(&ans.alternatives)
+        .map(|s| {
+            format!(
+                "{}:{}:{}:{:.6}",
+                s.clue,
+                s.count,
+                s.targets.join("+"),
+                s.score
+            )
+        })
+        .collect();
+    format!("{seed}\t{strategy}\t{}", all.join(" "))
+}
+
+/// `--answers`: every strategy's answer on the boards seeded 1 to `n`.
+fn answers(
+    out: &mut impl Write,
+    k: &StoreKnowledge,
+    terms: &[String],
+    n: usize,
+    kinds: &[StrategyKind],
+) -> Result<()> {
+    for seed in 1..=n as u64 {
+        let req = Board::random(terms, seed)
+            .with_context(|| format!("board of seed {seed}"))?
+            .request_for(Role::Red);
+        for kind in kinds {
+            let ans = answer(k, &req, kind.with_top(TOP)).with_context(|| {
+                format!(
+                    "board of seed {seed}: {}",
+                    board_line(&req).unwrap_or_default()
+                )
+            })?;
+            writeln!(out, "{}", answer_line(seed, kind.name(), &ans))?;
+        }
     }
     Ok(())
 }
@@ -215,5 +276,28 @@ mod tests {
             ..Request::default()
         };
         assert!(board_line(&bad).is_err());
+    }
+
+    #[test]
+    fn an_answer_line_lists_every_suggestion_best_first() {
+        let s = |clue: &str, targets: &[&str], score| query::request::Suggestion {
+            clue: clue.into(),
+            count: targets.len(),
+            targets: targets.iter().map(|t| t.to_string()).collect(),
+            score,
+        };
+        let ans = query::request::Answer::new(
+            "relatedness",
+            vec![
+                s("fruit", &["apple", "lemon"], 2.5),
+                s("tree", &["apple"], 1.0),
+            ],
+        );
+        assert_eq!(
+            answer_line(7, "relatedness", &ans),
+            "7\trelatedness\tfruit:2:apple+lemon:2.500000 tree:1:apple:1.000000"
+        );
+        let none = query::request::Answer::new("threshold", vec![]);
+        assert_eq!(answer_line(8, "threshold", &none), "8\tthreshold\t");
     }
 }

@@ -93,6 +93,15 @@ pub struct PipelineArgs {
     /// Keep every neighbour of a term page as a clue page, not only the cut.
     #[arg(long)]
     keep_all_neighbours: bool,
+    /// With `all`: keep the page text (table `page_text`) in the finished database. Only the
+    /// stages read it (answers and `explain` do not) and it is half the file, so `pipeline all`
+    /// drops it when it finishes; keep it to re-run stages alone, or for tools that read it.
+    #[arg(long)]
+    keep_text: bool,
+    /// With `all`: keep the links between pages (table `links`), which only the stages read
+    /// (term pages, clue pages, PageRank); dropped when `pipeline all` finishes otherwise.
+    #[arg(long)]
+    keep_links: bool,
     /// relatedness: content words on each side of a word that count as meeting it.
     #[arg(long, default_value_t = pipeline::RelateParams::default().window)]
     window: usize,
@@ -365,6 +374,14 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             pipeline::STAGES.join(", ")
         ),
     };
+    // Only `all` drops the inputs when it finishes: the flags would say nothing elsewhere.
+    if (a.keep_text || a.keep_links) && a.stage != "all" {
+        bail!(
+            "--keep-text and --keep-links are for `pipeline all`, which drops the page text and \
+             the links when it finishes; `pipeline {}` keeps them",
+            a.stage
+        );
+    }
     let build = match &a.corpus {
         Some(corpora) => {
             let names: Vec<&str> = corpora.split(',').map(str::trim).collect();
@@ -417,6 +434,26 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         let start = Instant::now();
         pipeline::run_stage(&build, s, &config).with_context(|| format!("stage {s}"))?;
         eprintln!("{s}: done ({:.1} s)", start.elapsed().as_secs_f64());
+    }
+    if a.stage == "all" {
+        let keep = store::KeepInputs {
+            text: a.keep_text,
+            links: a.keep_links,
+        };
+        let start = Instant::now();
+        build.drop_inputs(keep)?;
+        let dropped: Vec<&str> = [(keep.text, "page text"), (keep.links, "links")]
+            .into_iter()
+            .filter(|(kept, _)| !kept)
+            .map(|(_, what)| what)
+            .collect();
+        if !dropped.is_empty() {
+            eprintln!(
+                "dropped the {} (kept with --keep-text, --keep-links; {:.1} s)",
+                dropped.join(" and "),
+                start.elapsed().as_secs_f64()
+            );
+        }
     }
     build.finish()?;
     eprintln!("wrote {}", a.db.display());

@@ -129,6 +129,58 @@ fn a_concurrent_failing_build_does_not_replace_the_database_with_an_empty_one() 
     assert!(common::tmp_leftovers(dir.path()).is_empty());
 }
 
+/// Issue 23, item 3: `pipeline all` drops the page text and the links inside its own build.
+/// Killed (`SIGKILL`) right after the drop, before `finish`, it leaves the database it was to
+/// replace byte for byte, text and links included; the next build deletes its temporary file.
+#[test]
+fn a_build_killed_after_dropping_its_inputs_leaves_the_database_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let gate = dir.path().join("gate");
+    std::fs::create_dir(&gate).unwrap();
+    let mut build = spawn(
+        &["pipeline", "all", "--db", utf8(&db)],
+        &[
+            ("CLUE_DB_TEST_PAUSE", Path::new("inputs dropped")),
+            ("CLUE_DB_TEST_PAUSE_DIR", &gate),
+        ],
+    );
+    let mut held = false;
+    for _ in 0..6000 {
+        if gate.join("reached").exists() {
+            held = true;
+            break;
+        }
+        if build.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if !held {
+        let _ = build.kill();
+        panic!(
+            "the build never reached its pause point:\n{}",
+            stderr_of(build)
+        );
+    }
+    // The temporary file holds the database without its inputs; the database is untouched.
+    let tmp = PathBuf::from(std::fs::read_to_string(gate.join("reached")).unwrap());
+    assert_eq!(count(&open(&tmp), "SELECT count(*) FROM page_text"), 0);
+    build.kill().unwrap();
+    build.wait().unwrap();
+    assert!(
+        std::fs::read(&db).unwrap() == before,
+        "the database changed"
+    );
+    let c = open(&db);
+    assert!(count(&c, "SELECT count(*) FROM page_text") > 0);
+    assert!(count(&c, "SELECT count(*) FROM links") > 0);
+    assert_eq!(common::tmp_leftovers(dir.path()).len(), 1);
+    clue_db(["pipeline", "pagerank", "--db", utf8(&db)]).ok();
+    assert!(common::tmp_leftovers(dir.path()).is_empty());
+}
+
 fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(utf8(path)).unwrap();
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
@@ -445,10 +497,19 @@ fn messages_name_the_database_and_cut_long_words() {
 
 // ---- issue 22: malformed stored data, and builds that yield nothing ----
 
-/// [`small_db`] with every pipeline stage run on it (`pipeline all`: relatedness included).
+/// [`small_db`] with every pipeline stage run on it (`pipeline all`: relatedness included),
+/// keeping the page text and the links so that tests can build on it again.
 fn built_db(dir: &Path) -> PathBuf {
     let db = small_db(dir);
-    clue_db(["pipeline", "all", "--db", utf8(&db)]).ok();
+    clue_db([
+        "pipeline",
+        "all",
+        "--keep-text",
+        "--keep-links",
+        "--db",
+        utf8(&db),
+    ])
+    .ok();
     db
 }
 

@@ -36,6 +36,34 @@ pub const STAGES: [&str; 8] = [
     "relatedness",
 ];
 
+/// The stages that read the page text (`page_text`), and those that read the links (`links`):
+/// the build inputs a finished `pipeline all` empties unless kept (`store::KeepInputs`).
+pub const TEXT_STAGES: [&str; 3] = ["count", "chunks", "relatedness"];
+pub const LINK_STAGES: [&str; 3] = ["term_pages", "clue_pages", "pagerank"];
+
+/// Refuses a stage whose input `pipeline all` emptied when it finished the database: run on, it
+/// would compute from nothing (no counts, no clue pages, every PageRank equal) and succeed.
+fn check_inputs(build: &Build, name: &str) -> Result<()> {
+    let needs = [
+        (
+            TEXT_STAGES,
+            store::PAGE_TEXT_KEY,
+            "page text (table page_text)",
+        ),
+        (LINK_STAGES, store::LINKS_KEY, "links (table links)"),
+    ];
+    for (stages, key, what) in needs {
+        if stages.contains(&name) && build.meta(key)?.as_deref() == Some("dropped") {
+            anyhow::bail!(
+                "stage {name} reads the {what}, which this database no longer holds: \
+                 `pipeline all` drops it when it finishes; to re-run stages alone, build with \
+                 `clue-db pipeline all --corpus … --keep-text --keep-links`"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// What the stages read from the repository's hand-kept inputs, and their switches.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -64,6 +92,7 @@ impl Default for Config {
 /// Runs one named stage on an open build and records its time in `meta`.
 pub fn run_stage(build: &Build, name: &str, config: &Config) -> Result<()> {
     let start = Instant::now();
+    check_inputs(build, name)?;
     match name {
         "terms" => terms::run(build, config)?,
         "term_pages" => term_pages::run(build, config)?,

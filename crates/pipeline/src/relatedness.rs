@@ -16,7 +16,7 @@ use relate::cooccur::Meetings;
 use relate::{Cooc, PairSet, Params, Relatedness, TypeCounter, Vocab};
 use std::collections::HashMap;
 use std::time::Instant;
-use store::{Build, RelatednessRow};
+use store::{Build, RelatednessIds};
 
 /// Text per parallel batch, in bytes.
 const BATCH_BYTES: usize = 32 << 20;
@@ -182,7 +182,8 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     build.begin()?;
     build.clear(&[
         "clue_words",
-        "relatedness",
+        "card_words",
+        "relatedness_by_id",
         "relatedness_vectors",
         "relatedness_evidence",
         "clue_forms",
@@ -210,17 +211,19 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         .map(|(form, id)| (form, vocab.words[id as usize].as_str()))
         .collect();
     build.replace_clue_forms(&forms)?;
+    let cards: Vec<&str> = rel.cards.iter().map(|(c, _)| c.as_str()).collect();
+    build.replace_card_words(&cards)?;
     for (ti, (card, id)) in rel.cards.iter().enumerate() {
         let k = ti * nc..(ti + 1) * nc;
-        for (j, clue) in clue_words.iter().enumerate() {
+        for j in 0..nc {
             let at = ti * nc + j;
-            build.insert_relatedness(&RelatednessRow {
-                term: card.clone(),
-                clue: clue.0.to_string(),
-                score: rel.score[at] as f64,
-                ppmi: rel.ppmi[at] as f64,
-                cosine: rel.cosine[at] as f64,
-                cooccurrences: rel.cooccurrences[at] as u64,
+            build.insert_relatedness(&RelatednessIds {
+                card_id: ti as u32,
+                clue_id: j as u32,
+                score: rel.score[at],
+                ppmi: rel.ppmi[at],
+                cosine: rel.cosine[at],
+                cooccurrences: rel.cooccurrences[at],
             })?;
         }
         build.insert_relatedness_vector(card, vocab.counts[*id as usize], &rel.score[k.clone()])?;

@@ -82,6 +82,54 @@ impl Corpus {
     }
 }
 
+/// Issue 23, item 3: once `pipeline all` has dropped the page text and the links, a stage that
+/// reads them refuses to run (naming the flags that keep them) instead of computing from
+/// nothing; the stages that read neither still run; kept inputs keep every stage running.
+#[test]
+fn stages_needing_a_dropped_input_refuse_and_the_others_run() {
+    let pages = [
+        P("Apple", "An apple is a fruit.", &["Fruit"]),
+        P("Fruit", "Fruit grows on trees: apple.", &["Apple"]),
+    ];
+    let c = Corpus::new(&pages, &["apple"], &[]);
+    c.run_all();
+    let scores = c.build.reader().count_rows("scores").unwrap();
+    c.build.drop_inputs(store::KeepInputs::default()).unwrap();
+    assert_eq!(c.meta(store::PAGE_TEXT_KEY), "dropped");
+    assert_eq!(c.meta(store::LINKS_KEY), "dropped");
+    assert_eq!(c.build.reader().count_rows("page_text").unwrap(), 0);
+    assert_eq!(c.build.reader().count_rows("links").unwrap(), 0);
+    for stage in STAGES {
+        let r = run_stage(&c.build, stage, &c.config);
+        let needs = if pipeline::TEXT_STAGES.contains(&stage) {
+            "page_text"
+        } else if pipeline::LINK_STAGES.contains(&stage) {
+            "links"
+        } else {
+            r.unwrap_or_else(|e| panic!("{stage}: {e:#}"));
+            continue;
+        };
+        let e = format!("{:#}", r.unwrap_err());
+        assert!(
+            e.contains(needs) && e.contains("--keep-text --keep-links"),
+            "{stage}: {e}"
+        );
+    }
+    assert_eq!(c.build.reader().count_rows("scores").unwrap(), scores);
+
+    let kept = Corpus::new(&pages, &["apple"], &[]);
+    kept.run_all();
+    let both = store::KeepInputs {
+        text: true,
+        links: true,
+    };
+    kept.build.drop_inputs(both).unwrap();
+    assert_eq!(kept.meta(store::PAGE_TEXT_KEY), "kept");
+    assert_eq!(kept.meta(store::LINKS_KEY), "kept");
+    assert_eq!(kept.build.reader().count_rows("page_text").unwrap(), 2);
+    kept.run_all();
+}
+
 #[test]
 fn coverage_follows_term_pages_whichever_stage_runs_alone() {
     let c = Corpus::new(

@@ -15,7 +15,7 @@ pub struct Build {
     // Declared first so it is dropped (closed) before `file`: closing any descriptor of a file
     // drops the process's POSIX locks on it, SQLite's included.
     pub(crate) conn: Connection,
-    tmp: PathBuf,
+    pub(crate) tmp: PathBuf,
     dest: PathBuf,
     finished: bool,
     /// Whether the ingest staging tables exist: created once per build, not once per row.
@@ -207,7 +207,7 @@ fn tune(conn: &Connection) -> Result<()> {
 /// Test hook: runs the current thread's hook, if any, at a named moment of a build, so a test
 /// can act (as another build would) at exactly that moment. See also [`pause_for_test`].
 #[cfg(test)]
-mod hook {
+pub(crate) mod hook {
     use std::cell::RefCell;
     use std::path::Path;
 
@@ -231,7 +231,7 @@ mod hook {
 /// `CLUE_DB_TEST_PAUSE_DIR=DIR` set, a build that reaches `POINT` creates `DIR/reached` and
 /// waits until `DIR/go` exists, so an end-to-end test can run another `clue-db` at exactly that
 /// moment (the concurrent-build race of issue 13) instead of hoping a sleep lands there.
-fn pause_for_test(point: &str, tmp: &Path) {
+pub(crate) fn pause_for_test(point: &str, tmp: &Path) {
     #[cfg(test)]
     hook::run(point, tmp);
     #[cfg(debug_assertions)]

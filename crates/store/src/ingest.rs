@@ -69,6 +69,23 @@ pub struct LinkStats {
     pub missing_targets: u64,
 }
 
+/// What a finished `pipeline all` keeps of its build inputs. The stages read the page text and
+/// the links; answers and `explain` read neither, and they are most of the file (448 of 928 MB
+/// offline, ~45 of ~50 GB for enwiki), so a database people keep holds them only when asked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeepInputs {
+    /// Keep `page_text` (`--keep-text`).
+    pub text: bool,
+    /// Keep `links` (`--keep-links`).
+    pub links: bool,
+}
+
+/// The `meta` key saying whether `pipeline all` kept `page_text` (`kept`) or emptied it
+/// (`dropped`); absent when no `pipeline all` finished the database.
+pub const PAGE_TEXT_KEY: &str = "pipeline.page_text";
+/// The same for `links`.
+pub const LINKS_KEY: &str = "pipeline.links";
+
 /// A page or link-target id as SQLite stores it (a signed 64-bit integer). MediaWiki ids are
 /// unsigned 32-bit; anything past `i64::MAX` is bad input, refused rather than wrapped.
 fn db_id(id: u64) -> Result<i64> {
@@ -76,6 +93,38 @@ fn db_id(id: u64) -> Result<i64> {
 }
 
 impl Build {
+    /// Empties the build inputs `keep` does not keep (`page_text`; `links` with the links a
+    /// resumable API ingest left pending, `ingest_links`), says which in `meta`, and gives
+    /// their space back. All of it happens in this build's temporary file: the database it
+    /// replaces is untouched until [`Build::finish`], so a failure or a kill on the way leaves
+    /// it whole, and no finished database holds part of its text.
+    pub fn drop_inputs(&self, keep: KeepInputs) -> Result<()> {
+        self.commit_if_open()?;
+        if !keep.text {
+            self.conn
+                .execute("DELETE FROM page_text", [])
+                .context("emptying table page_text")?;
+        }
+        if !keep.links {
+            self.conn
+                .execute_batch("DELETE FROM links; DROP TABLE IF EXISTS ingest_links;")
+                .context("emptying table links")?;
+            self.staging.set(false);
+        }
+        let said = |kept| if kept { "kept" } else { "dropped" };
+        self.set_meta(PAGE_TEXT_KEY, said(keep.text))?;
+        self.set_meta(LINKS_KEY, said(keep.links))?;
+        if !(keep.text && keep.links) {
+            // Emptied pages stay in the file, free, until it is rewritten: VACUUM copies what
+            // is left into a temporary database (in SQLite's temporary folder) and back.
+            self.conn
+                .execute_batch("VACUUM")
+                .context("compacting the database (VACUUM)")?;
+        }
+        crate::build::pause_for_test("inputs dropped", &self.tmp);
+        Ok(())
+    }
+
     /// Creates the staging tables the first time a link is staged. `ingest_links` may already
     /// hold links a resumed API ingest kept pending; the other two live only until resolution.
     fn ensure_staging(&self) -> Result<()> {
@@ -423,5 +472,83 @@ mod tests {
             .unwrap();
         assert_eq!(text, "Bell and [31mred[0m\nline\ttab.");
         assert_eq!(length, text.chars().count() as i64);
+    }
+
+    /// Issue 23, item 3: `drop_inputs` empties `page_text` and `links` in the build's own file
+    /// and gives their space back (VACUUM); until `finish`, the database it replaces still holds
+    /// them whole, and a build dropped on the way leaves it byte for byte.
+    #[test]
+    fn dropped_inputs_change_the_build_only_and_give_their_space_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("t.sqlite");
+        let b = Build::create(&dest).unwrap();
+        let text = "word ".repeat(2000);
+        let titles: Vec<String> = (0..200).map(|i| format!("Page {i}")).collect();
+        for (i, title) in titles.iter().enumerate() {
+            let p = NewPage {
+                text: Some(&text),
+                ..page(i as u64 + 1, title, None)
+            };
+            b.insert_page(&p).unwrap();
+            b.stage_link(i as u64 + 1, 0, &titles[(i + 1) % 200])
+                .unwrap();
+        }
+        b.resolve_links().unwrap();
+        b.finish().unwrap();
+        let before = std::fs::read(&dest).unwrap();
+
+        let watched = dest.clone();
+        let whole = before.clone();
+        crate::build::hook::set(move |point, tmp| {
+            if point == "inputs dropped" {
+                assert!(
+                    std::fs::read(&watched).unwrap() == whole,
+                    "the database changed"
+                );
+                let size = std::fs::metadata(tmp).unwrap().len() as usize;
+                assert!(
+                    size < whole.len() / 10,
+                    "{size} bytes left of {}",
+                    whole.len()
+                );
+            }
+        });
+        let b = Build::update(&dest).unwrap();
+        b.drop_inputs(KeepInputs::default()).unwrap();
+        crate::build::hook::set(|_, _| {});
+        drop(b);
+        assert!(
+            std::fs::read(&dest).unwrap() == before,
+            "the database changed"
+        );
+
+        let b = Build::update(&dest).unwrap();
+        b.drop_inputs(KeepInputs::default()).unwrap();
+        b.finish().unwrap();
+        assert!(std::fs::metadata(&dest).unwrap().len() < before.len() as u64 / 10);
+        let store = crate::Store::open(&dest).unwrap();
+        assert_eq!(store.pages().unwrap().len(), 200);
+        assert_eq!(store.count_rows("page_text").unwrap(), 0);
+        assert_eq!(store.count_rows("links").unwrap(), 0);
+        assert_eq!(
+            store.meta(PAGE_TEXT_KEY).unwrap().as_deref(),
+            Some("dropped")
+        );
+        assert_eq!(store.meta(LINKS_KEY).unwrap().as_deref(), Some("dropped"));
+
+        // Kept: nothing emptied, no rewrite, and `meta` says so.
+        let dest2 = dir.path().join("kept.sqlite");
+        std::fs::write(&dest2, &before).unwrap();
+        let b = Build::update(&dest2).unwrap();
+        let keep = KeepInputs {
+            text: true,
+            links: false,
+        };
+        b.drop_inputs(keep).unwrap();
+        b.finish().unwrap();
+        let store = crate::Store::open(&dest2).unwrap();
+        assert_eq!(store.count_rows("page_text").unwrap(), 200);
+        assert_eq!(store.count_rows("links").unwrap(), 0);
+        assert_eq!(store.meta(PAGE_TEXT_KEY).unwrap().as_deref(), Some("kept"));
     }
 }

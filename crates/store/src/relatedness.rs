@@ -1,5 +1,6 @@
-//! The relatedness tables (`clue_words`, `relatedness`, `relatedness_vectors`,
-//! `relatedness_evidence`): writes of the `relatedness` stage and reads of the query engine.
+//! The relatedness tables (`clue_words`, `card_words`, `relatedness_by_id` and its view
+//! `relatedness`, `relatedness_vectors`, `relatedness_evidence`): writes of the `relatedness`
+//! stage and reads of the query engine.
 
 use crate::{Build, Store};
 use anyhow::{Context, Result, bail};
@@ -8,7 +9,7 @@ use rusqlite::{OptionalExtension, params};
 /// What to do about a malformed relatedness table (a tampered or damaged file).
 const REBUILD: &str = "rebuild with `clue-db pipeline relatedness`";
 
-/// One `(card word, clue word)` row of `relatedness`, the evidence behind the score.
+/// One `(card word, clue word)` row of the `relatedness` view, the evidence behind the score.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct RelatednessRow {
     pub term: String,
@@ -17,6 +18,19 @@ pub struct RelatednessRow {
     pub ppmi: f64,
     pub cosine: f64,
     pub cooccurrences: u64,
+}
+
+/// One `(card word, clue word)` row as stored, in `relatedness_by_id`: the words by their ids
+/// (`card_words.id`, `clue_words.id`), which is what makes the table a third smaller than rows
+/// repeating both words.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RelatednessIds {
+    pub card_id: u32,
+    pub clue_id: u32,
+    pub score: f32,
+    pub ppmi: f32,
+    pub cosine: f32,
+    pub cooccurrences: u32,
 }
 
 /// Where a card word and a clue word meet (`relatedness_evidence`).
@@ -49,6 +63,19 @@ impl Build {
         Ok(())
     }
 
+    /// Replaces the card words of the relatedness; their ids are their positions in `words`.
+    pub fn replace_card_words(&self, words: &[&str]) -> Result<()> {
+        self.conn.execute("DELETE FROM card_words", [])?;
+        let mut st = self
+            .conn
+            .prepare_cached("INSERT INTO card_words (id, word) VALUES (?1, ?2)")?;
+        for (id, w) in words.iter().enumerate() {
+            st.execute(params![id as i64, w])
+                .with_context(|| format!("writing table card_words ({w:?})"))?;
+        }
+        Ok(())
+    }
+
     /// Stores how a guesser reads each clue word for a card word (`relatedness_reading`), in
     /// `clue_words.id` order.
     pub fn insert_relatedness_reading(&self, term: &str, scores: &[f32]) -> Result<()> {
@@ -73,21 +100,27 @@ impl Build {
         Ok(())
     }
 
-    pub fn insert_relatedness(&self, r: &RelatednessRow) -> Result<()> {
+    /// Stores one `(card word, clue word)` row; rows go in fastest in key order (card, then clue).
+    pub fn insert_relatedness(&self, r: &RelatednessIds) -> Result<()> {
         self.conn
             .prepare_cached(
-                "INSERT INTO relatedness (term, clue, score, ppmi, cosine, cooccurrences)
+                "INSERT INTO relatedness_by_id (card_id, clue_id, score, ppmi, cosine, cooccurrences)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .execute(params![
-                r.term,
-                r.clue,
-                r.score,
-                r.ppmi,
-                r.cosine,
-                r.cooccurrences as i64
+                r.card_id,
+                r.clue_id,
+                r.score as f64,
+                r.ppmi as f64,
+                r.cosine as f64,
+                r.cooccurrences
             ])
-            .with_context(|| format!("writing table relatedness ({:?}, {:?})", r.term, r.clue))?;
+            .with_context(|| {
+                format!(
+                    "writing table relatedness_by_id (card {}, clue {})",
+                    r.card_id, r.clue_id
+                )
+            })?;
         Ok(())
     }
 
@@ -260,7 +293,8 @@ impl Store<'_> {
         Ok(Some((count.max(0) as u64, scores)))
     }
 
-    /// The row of `relatedness` for a card word and a clue word.
+    /// The row of `relatedness` for a card word and a clue word (the view: three keyed reads,
+    /// the two words' ids and the row).
     pub fn relatedness(&self, term: &str, clue: &str) -> Result<Option<RelatednessRow>> {
         let mut st = self.conn().prepare_cached(
             "SELECT score, ppmi, cosine, cooccurrences FROM relatedness WHERE term = ?1 AND clue = ?2",
@@ -302,5 +336,119 @@ impl Store<'_> {
                 })
             })
             .optional()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database with two card words and three clue words, every pair stored by ids.
+    fn small() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.sqlite");
+        let b = Build::create(&path).unwrap();
+        b.replace_clue_words(&[
+            ("fruit", 9, 3, 1.0),
+            ("tree", 5, 2, 0.5),
+            ("sea", 4, 1, 0.2),
+        ])
+        .unwrap();
+        b.replace_card_words(&["apple", "whale"]).unwrap();
+        for card_id in 0..2u32 {
+            for clue_id in 0..3u32 {
+                b.insert_relatedness(&RelatednessIds {
+                    card_id,
+                    clue_id,
+                    score: card_id as f32 + clue_id as f32 / 4.0,
+                    ppmi: 0.5 * clue_id as f32,
+                    cosine: 0.1,
+                    cooccurrences: 10 * card_id + clue_id,
+                })
+                .unwrap();
+            }
+        }
+        b.finish().unwrap();
+        (dir, path)
+    }
+
+    /// Issue 23, item 3: the rows are stored by ids, and the `relatedness` view gives them back
+    /// with both words, as the table of schema 5 did: explain's reader and plain SQL alike.
+    #[test]
+    fn the_relatedness_view_gives_the_rows_stored_by_id_with_their_words() {
+        let (_dir, path) = small();
+        let store = Store::open(&path).unwrap();
+        assert_eq!(
+            store.relatedness("whale", "sea").unwrap(),
+            Some(RelatednessRow {
+                term: "whale".into(),
+                clue: "sea".into(),
+                score: 1.5,
+                ppmi: 1.0,
+                cosine: 0.1f32 as f64,
+                cooccurrences: 12,
+            })
+        );
+        assert_eq!(store.relatedness("whale", "moon").unwrap(), None);
+        assert_eq!(store.relatedness("moon", "sea").unwrap(), None);
+        let rows: Vec<(String, String, f64)> = store
+            .conn()
+            .prepare("SELECT term, clue, score FROM relatedness WHERE term = 'apple' ORDER BY score DESC")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let want = [("sea", 0.5), ("tree", 0.25), ("fruit", 0.0)];
+        assert_eq!(
+            rows,
+            want.map(|(c, s)| ("apple".to_string(), c.to_string(), s))
+        );
+        // A PPMI of 0 (most pairs: they never meet) is stored as the integer 0, in no byte (a
+        // REAL column keeps 8), and the view gives it back as the REAL of schema 5.
+        let ty = |sql: &str| -> String { store.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(
+            ty("SELECT typeof(ppmi) FROM relatedness_by_id WHERE card_id = 0 AND clue_id = 0"),
+            "integer"
+        );
+        assert_eq!(
+            ty("SELECT typeof(ppmi) FROM relatedness WHERE term = 'apple' AND clue = 'fruit'"),
+            "real"
+        );
+        assert_eq!(
+            ty("SELECT typeof(ppmi) FROM relatedness_by_id WHERE card_id = 0 AND clue_id = 1"),
+            "real"
+        );
+    }
+
+    /// A pair read through the view is three keyed reads, never a scan of the table's millions
+    /// of rows (6.5 M offline): `explain` asks for one pair per card.
+    #[test]
+    fn a_pair_read_through_the_view_uses_the_keys() {
+        let (_dir, path) = small();
+        let store = Store::open(&path).unwrap();
+        let plan: Vec<String> = store
+            .conn()
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT score, ppmi, cosine, cooccurrences FROM relatedness \
+                 WHERE term = 'apple' AND clue = 'tree'",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(plan.len(), 3, "{plan:?}");
+        for step in &plan {
+            assert!(
+                step.starts_with("SEARCH") && !step.contains("SCAN"),
+                "{plan:?}"
+            );
+        }
+        assert!(
+            plan.iter()
+                .any(|s| s.contains("PRIMARY KEY (card_id=? AND clue_id=?)")),
+            "{plan:?}"
+        );
     }
 }

@@ -218,21 +218,29 @@ pub fn utf8(p: &Path) -> &str {
 /// the test folder `name`, and returns its path.
 #[allow(dead_code)]
 pub fn wikispeedia_db(name: &str) -> PathBuf {
+    wikispeedia_db_with(name, &[])
+}
+
+/// [`wikispeedia_db`] with more flags for `pipeline all` (`--keep-text`, `--keep-links`).
+#[allow(dead_code)]
+pub fn wikispeedia_db_with(name: &str, flags: &[&str]) -> PathBuf {
     let db = built_db_dir(name).join("clues.sqlite");
     let start = std::time::Instant::now();
-    clue_db([
+    let (data, inputs) = (data(), inputs());
+    let mut args = vec![
         "pipeline",
         "all",
         "--corpus",
         "wikispeedia",
         "--data",
-        utf8(&data()),
+        utf8(&data),
         "--inputs",
-        utf8(&inputs()),
+        utf8(&inputs),
         "--db",
         utf8(&db),
-    ])
-    .ok();
+    ];
+    args.extend(flags);
+    clue_db(&args).ok();
     eprintln!(
         "built {} in {:.1} s",
         db.display(),

@@ -4,6 +4,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod keep;
 mod pipeline;
 mod query;
 mod relatedness;
@@ -14,7 +15,18 @@ use std::sync::LazyLock;
 /// The database every test here reads; tests that change a database work on a copy.
 static BUILT: LazyLock<PathBuf> = LazyLock::new(|| common::wikispeedia_db("wikispeedia"));
 
-/// The pipeline database built from Wikispeedia with the repository's inputs.
+/// The pipeline database built from Wikispeedia with the repository's inputs: as `make
+/// pipeline` builds, without the page text and the links.
 pub fn db() -> &'static Path {
     &BUILT
+}
+
+/// The same database built with `--keep-text --keep-links`, for the tests that read the text or
+/// re-run a stage that reads the text or the links.
+static KEPT: LazyLock<PathBuf> = LazyLock::new(|| {
+    common::wikispeedia_db_with("wikispeedia-kept", &["--keep-text", "--keep-links"])
+});
+
+pub fn kept_db() -> &'static Path {
+    &KEPT
 }

@@ -2,7 +2,7 @@
 //! re-running a stage, and a failing stage.
 
 use crate::common::{clue_db, column, count, inputs, meta, open, tmp_leftovers, utf8, word_count};
-use crate::db;
+use crate::{db, kept_db};
 use rusqlite::Connection;
 use std::collections::HashMap;
 use std::path::Path;
@@ -75,8 +75,13 @@ fn run_stage(stage: &str, db: &Path, inputs: &Path) {
 
 /// A copy of the shared database in its own folder, for tests that write.
 fn copy_db(dir: &Path) -> std::path::PathBuf {
+    copy_of(db(), dir)
+}
+
+/// A copy of `db` in `dir`.
+fn copy_of(db: &Path, dir: &Path) -> std::path::PathBuf {
     let copy = dir.join("clues.sqlite");
-    std::fs::copy(db(), &copy).unwrap();
+    std::fs::copy(db, &copy).unwrap();
     copy
 }
 
@@ -260,7 +265,8 @@ fn page_count(c: &Connection, title: &str, term: &str) -> (String, i64, String) 
 
 #[test]
 fn irregular_inflections_are_counted() {
-    let c = open(db());
+    // The page text is kept only with --keep-text; both databases count alike (see `keep`).
+    let c = open(kept_db());
     for t in ["lead", "fall"] {
         assert_eq!(
             count(
@@ -294,8 +300,9 @@ fn irregular_inflections_are_counted() {
 #[test]
 fn meta_records_every_stage() {
     let c = open(db());
-    // Schema 5: the relatedness tables, with clue_forms and relatedness_reading.
-    assert_eq!(meta(&c, "schema_version").as_deref(), Some("5"));
+    // Schema 6: the relatedness stored by ids (`relatedness_by_id`, `card_words`), read by word
+    // through the `relatedness` view; clue_forms and relatedness_reading since schema 5.
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("6"));
     // Every other form leads to a clue word, and none is a clue word itself; the reading has
     // a row of the same length for every card word of the relatedness.
     let q = |sql: &str| count(&c, sql);
@@ -370,6 +377,12 @@ fn meta_records_every_stage() {
     assert_eq!(
         count(&c, "SELECT count(*) FROM relatedness"),
         400 * count(&c, "SELECT count(*) FROM clue_words")
+    );
+    // Stored by ids: every card word has an id, the ids are those of the packed rows' order.
+    assert_eq!(count(&c, "SELECT count(*) FROM card_words"), 400);
+    assert_eq!(
+        count(&c, "SELECT count(*) FROM relatedness_by_id"),
+        count(&c, "SELECT count(*) FROM relatedness")
     );
     // `clue-db info` prints the same table.
     let info = clue_db(["info", "--db", utf8(db())]).ok();
@@ -448,7 +461,8 @@ fn a_failing_stage_leaves_the_database_alone() {
 #[test]
 fn terms_and_term_pages_rerun_alone_stay_consistent() {
     let dir = tempfile::tempdir().unwrap();
-    let copy = copy_db(dir.path());
+    // `term_pages` reads the links, kept only with --keep-links.
+    let copy = copy_of(kept_db(), dir.path());
     let (covered_before, uncovered_before) = {
         let c = open(&copy);
         (covered(&c), uncovered(&c))

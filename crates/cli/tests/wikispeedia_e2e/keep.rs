@@ -1,0 +1,157 @@
+//! Issue 23, item 3: a database people keep. The page text and the links are build inputs:
+//! `pipeline all` drops them when it finishes, unless `--keep-text` / `--keep-links`, and the
+//! database answers exactly as one that keeps them.
+
+use crate::common::{clue_db, count, meta, open, tmp_leftovers, utf8};
+use crate::{db, kept_db};
+use rusqlite::Connection;
+use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hasher};
+use std::path::Path;
+
+/// The tables that differ between the two databases by design: the dropped inputs, `meta`
+/// (timings, and what was dropped) and the planner's statistics of them.
+const DIFFERENT: [&str; 4] = ["page_text", "links", "meta", "sqlite_stat1"];
+
+/// Per table (views left out), its row count and a digest of every value of every row.
+fn tables(c: &Connection) -> BTreeMap<String, (u64, u64)> {
+    let names: Vec<String> = crate::common::column(
+        c,
+        "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name",
+    );
+    names
+        .into_iter()
+        .filter(|t| !DIFFERENT.contains(&t.as_str()))
+        .map(|t| {
+            let mut st = c.prepare(&format!("SELECT * FROM \"{t}\"")).unwrap();
+            let columns = st.column_count();
+            let mut rows = st.query([]).unwrap();
+            let (mut n, mut h) = (0u64, DefaultHasher::new());
+            while let Some(r) = rows.next().unwrap() {
+                n += 1;
+                for i in 0..columns {
+                    h.write(format!("{:?}", r.get_ref(i).unwrap()).as_bytes());
+                }
+            }
+            (t, (n, h.finish()))
+        })
+        .collect()
+}
+
+fn size(db: &Path) -> i64 {
+    std::fs::metadata(db).unwrap().len() as i64
+}
+
+#[test]
+fn pipeline_all_drops_the_page_text_and_the_links_unless_kept() {
+    let (d, k) = (open(db()), open(kept_db()));
+    assert_eq!(count(&d, "SELECT count(*) FROM page_text"), 0);
+    assert_eq!(count(&d, "SELECT count(*) FROM links"), 0);
+    assert_eq!(meta(&d, "pipeline.page_text").as_deref(), Some("dropped"));
+    assert_eq!(meta(&d, "pipeline.links").as_deref(), Some("dropped"));
+    assert_eq!(count(&k, "SELECT count(*) FROM page_text"), 4604);
+    assert_eq!(
+        count(&k, "SELECT count(*) FROM links").to_string(),
+        meta(&k, "ingest.links").unwrap()
+    );
+    assert_eq!(meta(&k, "pipeline.page_text").as_deref(), Some("kept"));
+    assert_eq!(meta(&k, "pipeline.links").as_deref(), Some("kept"));
+    // The pages and what was counted of them stay.
+    assert_eq!(count(&d, "SELECT count(*) FROM pages"), 4604);
+    assert_eq!(meta(&d, "ingest.links"), meta(&k, "ingest.links"));
+    // The text's bytes left the file (VACUUM), rather than staying in it as free pages (a few
+    // are freed after it, by `finish`'s statistics).
+    let free = count(&d, "PRAGMA freelist_count") * count(&d, "PRAGMA page_size");
+    assert!(free < 1 << 20, "{free} bytes free");
+    let text = count(&k, "SELECT sum(length(CAST(text AS BLOB))) FROM page_text");
+    assert!(
+        size(kept_db()) - size(db()) >= text,
+        "{} bytes with the text, {} without, {text} bytes of text",
+        size(kept_db()),
+        size(db())
+    );
+}
+
+/// Every table the answers and `explain` read holds the same rows in both databases, and
+/// `suggest` (every strategy, 50 seeded boards) and `explain` answer alike.
+#[test]
+fn a_database_without_its_inputs_answers_as_one_with_them() {
+    let (d, k) = (tables(&open(db())), tables(&open(kept_db())));
+    assert!(d.contains_key("relatedness_by_id") && d.contains_key("scores"));
+    assert_eq!(d, k);
+    let answers = |db: &Path| {
+        clue_db([
+            "bench-suggest",
+            "--answers",
+            "--boards",
+            "50",
+            "--db",
+            utf8(db),
+        ])
+        .ok()
+        .stdout
+    };
+    let a = answers(db());
+    assert_eq!(a.lines().count(), 150, "{a}");
+    assert!(a == answers(kept_db()), "the answers differ");
+    let explain = |db: &Path| {
+        clue_db([
+            "explain",
+            "fruit",
+            "apple",
+            "lemon",
+            "fire",
+            "--json",
+            "--db",
+            utf8(db),
+        ])
+        .ok()
+        .stdout
+    };
+    let e = explain(db());
+    assert!(e.contains("\"excerpt\""), "{e}");
+    assert_eq!(e, explain(kept_db()));
+}
+
+/// A stage that reads a dropped input fails, naming it and the flags that keep it, and leaves
+/// the database byte for byte; the flags themselves are refused where nothing is dropped.
+#[test]
+fn a_stage_reading_a_dropped_input_fails_and_leaves_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("clues.sqlite");
+    std::fs::copy(db(), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let inputs = crate::common::inputs();
+    for (stage, needs) in [
+        ("count", "page text"),
+        ("chunks", "page text"),
+        ("relatedness", "page text"),
+        ("term_pages", "links"),
+        ("clue_pages", "links"),
+        ("pagerank", "links"),
+        ("all", "links"),
+    ] {
+        let run = clue_db([
+            "pipeline",
+            stage,
+            "--inputs",
+            utf8(&inputs),
+            "--db",
+            utf8(&copy),
+        ])
+        .failed();
+        assert!(
+            run.stderr.contains(needs) && run.stderr.contains("--keep-text --keep-links"),
+            "{stage}: {}",
+            run.stderr
+        );
+        assert!(
+            std::fs::read(&copy).unwrap() == before,
+            "{stage} changed it"
+        );
+    }
+    let run = clue_db(["pipeline", "scores", "--keep-text", "--db", utf8(&copy)]).failed();
+    assert!(run.stderr.contains("for `pipeline all`"), "{}", run.stderr);
+    assert!(std::fs::read(&copy).unwrap() == before);
+    assert_eq!(tmp_leftovers(dir.path()), Vec::<String>::new());
+}
