@@ -1,19 +1,22 @@
 //! The HTTP routes: the embedded page and the JSON API under `/api/`.
 //!
 //! Every error is a JSON object `{"error": "…"}` with a 4xx status (5xx only for a failure of
-//! the server itself); request bodies are capped at [`MAX_BODY`]; the query engine runs on
-//! tokio's blocking pool, at most [`AppState::permits`] queries at a time.
+//! the server itself); request bodies are capped at [`MAX_BODY`] and read under a deadline
+//! ([`read_body`]); the query engine runs on tokio's blocking pool, at most
+//! [`AppState::permits`] queries at a time.
 
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use query::game::{Answer, Role, Suggestion};
 use query::legality::{Illegal, Legality, NoLexicon, is_word};
 use query::store_knowledge::{closest, normalize_word};
@@ -46,10 +49,14 @@ pub struct AppState {
     /// Bounds the queries running at once, so a burst of requests queues instead of opening a
     /// connection and a thread each.
     pub permits: Semaphore,
+    /// How long a request's body may take to arrive after its head.
+    pub body_timeout: Duration,
+    /// The connection cap in force (for `/api/info`).
+    pub max_connections: usize,
 }
 
-/// The routes, with the body cap and a guard that turns a panic into a 500 JSON answer (the
-/// server keeps serving either way: each connection is its own task).
+/// The routes, with the body cap and deadline, and a guard that turns a panic into a 500 JSON
+/// answer (the server keeps serving either way: each connection is its own task).
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(index))
@@ -68,8 +75,63 @@ pub fn router(state: Arc<AppState>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(from_fn_with_state(state.clone(), read_body))
         .layer(CatchPanicLayer::custom(panic_response))
         .with_state(state)
+}
+
+/// An error answer that also closes the connection: the rest of the request's body is not
+/// read, so the connection cannot carry another request.
+fn closing(e: ApiError) -> Response {
+    let mut r = e.into_response();
+    r.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// Reads the whole request body before the handler runs: refused at once (413) when its
+/// declared length is over [`MAX_BODY`], cut at the cap when it is sent in chunks, and given up
+/// (408) when it has not all arrived [`AppState::body_timeout`] after the head. Before, a
+/// `Content-Length: 1000000000` with no body held its connection for ever.
+async fn read_body(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let too_large = || {
+        closing(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is larger than {MAX_BODY} bytes"),
+        ))
+    };
+    if content_length(&parts.headers).is_some_and(|n| n > MAX_BODY as u64) {
+        return too_large();
+    }
+    let read = tokio::time::timeout(state.body_timeout, Limited::new(body, MAX_BODY).collect());
+    let bytes = match read.await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => return too_large(),
+        Ok(Err(e)) => {
+            return closing(ApiError::bad(format!("reading the request body: {e}")));
+        }
+        Err(_) => {
+            return closing(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} s of its head",
+                    state.body_timeout.as_secs_f64()
+                ),
+            ));
+        }
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// An error answer: a status and a JSON object with at least `"error"`.
@@ -208,6 +270,7 @@ async fn info(State(state): State<Arc<AppState>>) -> Json<Value> {
         "strategies": engine::STRATEGIES,
         "default_strategy": engine::DEFAULT_STRATEGY,
         "max_body_bytes": MAX_BODY,
+        "max_connections": state.max_connections,
     }))
 }
 

@@ -1,0 +1,140 @@
+//! What a hostile client tried (issue 22): idle and half-sent connections by the score, and
+//! Ctrl-C while one is held.
+
+use crate::{Served, Start, db};
+use serde_json::Value;
+use serve::client::{self, Connection, Response};
+use std::time::Duration;
+
+/// Longer than any wait the server is allowed: a read past it means the server held on.
+const HANG: Duration = Duration::from_secs(20);
+
+fn open(s: &Served) -> Connection {
+    Connection::open(s.addr, HANG).expect("connecting")
+}
+
+/// A connection that has sent `bytes` and nothing more.
+fn holding(s: &Served, bytes: &str) -> Connection {
+    let mut c = open(s);
+    c.write_raw(bytes.as_bytes())
+        .expect("sending half a request");
+    c
+}
+
+#[track_caller]
+fn json_of(r: &Response, status: u16) -> Value {
+    assert_eq!(r.status, status, "{}", r.text());
+    r.json().unwrap()
+}
+
+/// A connection whose request is in flight, its body half sent: the server asked for the body
+/// (`100 Continue`), so it has parsed the head and is waiting for the rest.
+fn half_body(s: &Served) -> Connection {
+    let mut c = holding(
+        s,
+        &format!(
+            "POST /api/suggest HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n",
+            s.addr
+        ),
+    );
+    let r = c.read_response().expect("100 Continue");
+    assert_eq!(r.status, 100, "{}", r.text());
+    c.write_raw(b"{\"pos\": [").unwrap();
+    c
+}
+
+/// Closed by the server (after an answer, or none): anything but the connection held open.
+#[track_caller]
+fn closed(c: &mut Connection, what: &str) -> Option<Response> {
+    c.read_until_closed()
+        .unwrap_or_else(|e| panic!("{what}: the server held the connection ({e})"))
+}
+
+#[test]
+fn idle_and_half_sent_connections_are_closed_and_a_normal_request_is_answered() {
+    // Under 64 open files (soft and hard): before, ~55 held connections took every file, and a
+    // normal request waited for as long as they were held, which was for ever.
+    let s = Served::start_with(
+        db(),
+        Start {
+            args: &["--client-timeout", "1"],
+            open_files: Some(64),
+            ..Start::default()
+        },
+    );
+    let host = s.addr.to_string();
+    // Idle connections after a first request, kept alive.
+    let mut idle: Vec<Connection> = (0..5)
+        .map(|_| {
+            let mut c = open(&s);
+            assert_eq!(c.send("GET", "/api/info", None, b"").unwrap().status, 200);
+            c
+        })
+        .collect();
+    // Half a head, then nothing: more than the server has files for.
+    let mut heads: Vec<Connection> = (0..80)
+        .map(|_| holding(&s, "GET / HTTP/1.1\r\nHost: x\r\n"))
+        .collect();
+    // A head announcing 1 GB, and no body: refused by its length at once.
+    let mut huge = holding(
+        &s,
+        &format!(
+            "POST /api/suggest HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n"
+        ),
+    );
+    let r = huge.read_response().expect("an answer to a 1 GB body");
+    assert_eq!(r.status, 413, "{}", r.text());
+    // Half a body.
+    let mut bodies: Vec<Connection> = (0..5).map(|_| half_body(&s)).collect();
+    // A normal request is answered while they are all held.
+    let info = client::get(s.addr, "/api/info").expect("a normal request is answered");
+    let info = json_of(&info, 200);
+    let cap = info["max_connections"].as_u64().unwrap();
+    assert!(cap < 64, "the cap fits the limit of open files: {info}");
+    // And every held connection is closed by the server.
+    assert!(closed(&mut huge, "after a 413").is_none());
+    for c in &mut bodies {
+        if let Some(r) = closed(c, "half a body") {
+            assert_eq!(r.status, 408, "{}", r.text());
+            assert!(r.text().contains("did not arrive"), "{}", r.text());
+        }
+    }
+    for c in heads.iter_mut().chain(&mut idle) {
+        if let Some(r) = closed(c, "half a head or idle") {
+            assert!(r.status == 408 || r.status == 503, "{}", r.text());
+        }
+    }
+    let mut s = s;
+    s.assert_alive();
+}
+
+#[test]
+fn ctrl_c_and_sigterm_stop_the_server_while_a_client_holds_a_half_sent_request() {
+    // Timeouts of an hour: only the shutdown can end these connections.
+    let how = || Start {
+        args: &["--client-timeout", "3600"],
+        stderr: true,
+        ..Start::default()
+    };
+    // Ctrl-C with half a head held: closed at once, nothing was in flight.
+    let mut s = Served::start_with(db(), how());
+    let mut head = holding(&s, "GET / HTTP/1.1\r\nHost: x\r\n");
+    assert_eq!(client::get(s.addr, "/api/info").unwrap().status, 200);
+    s.signal("INT");
+    let (status, _) = s.wait_exit();
+    assert!(status.success(), "{status}");
+    assert!(closed(&mut head, "half a head at Ctrl-C").is_none());
+
+    // SIGTERM with half a body held: its request is in flight, so it gets the grace period,
+    // then is closed and named.
+    let mut s = Served::start_with(db(), how());
+    let mut body = half_body(&s);
+    s.signal("TERM");
+    let (status, err) = s.wait_exit();
+    assert!(status.success(), "{status}: {err}");
+    assert!(
+        err.contains("closed 1 connection(s) whose request was still running"),
+        "{err}"
+    );
+    assert!(closed(&mut body, "half a body at SIGTERM").is_none());
+}
