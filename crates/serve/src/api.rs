@@ -3,7 +3,7 @@
 //! Every error is a JSON object `{"error": "…"}` with a 4xx status (5xx only for a failure of
 //! the server itself); request bodies are capped at [`MAX_BODY`] and read under a deadline
 //! ([`read_body`]); the query engine runs on tokio's blocking pool, at most
-//! [`AppState::permits`] queries at a time.
+//! [`AppState::permits`] queries at a time, each on one snapshot of the database file.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 
-use crate::engine::{self, Engine, SuggestQuery};
+use crate::engine::{self, Db, Engine, SuggestQuery};
 use crate::game::{Game, Games, MoveError};
 
 /// The largest request body accepted (413 beyond): a full board with every option is < 2 KiB.
@@ -56,7 +56,8 @@ pub struct AppState {
 }
 
 /// The routes, with the body cap and deadline, and a guard that turns a panic into a 500 JSON
-/// answer (the server keeps serving either way: each connection is its own task).
+/// answer (the server keeps serving either way: each connection is its
+/// own task).
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(index))
@@ -156,6 +157,13 @@ impl ApiError {
     }
 }
 
+/// A failure of the engine or the database: 500, with its message (which names the file).
+impl From<anyhow::Error> for ApiError {
+    fn from(e: anyhow::Error) -> ApiError {
+        ApiError::internal(e)
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         (self.status, Json(self.body)).into_response()
@@ -219,11 +227,12 @@ async fn method_not_allowed() -> ApiError {
     )
 }
 
-/// Runs `f` with the engine on the blocking pool, one permit at a time.
+/// Runs `f` on the blocking pool, one permit at a time, with one snapshot of the database file
+/// (every read of the request comes from the file under the path when it starts).
 async fn blocking<T, F>(state: &Arc<AppState>, f: F) -> ApiResult<T>
 where
     T: Send + 'static,
-    F: FnOnce(&AppState) -> ApiResult<T> + Send + 'static,
+    F: FnOnce(&AppState, &Db<'_>) -> ApiResult<T> + Send + 'static,
 {
     let _permit = state
         .permits
@@ -231,7 +240,7 @@ where
         .await
         .map_err(|e| ApiError::internal(e.into()))?;
     let state = state.clone();
-    tokio::task::spawn_blocking(move || f(&state))
+    tokio::task::spawn_blocking(move || state.engine.with_db(|db| f(&state, db)))
         .await
         .map_err(|e| ApiError::internal(anyhow::anyhow!("a query failed: {e}")))?
 }
@@ -263,19 +272,27 @@ async fn app_css() -> Response {
     asset("text/css; charset=utf-8", APP_CSS)
 }
 
-async fn info(State(state): State<Arc<AppState>>) -> Json<Value> {
-    Json(json!({
-        "database": state.engine.path().display().to_string(),
-        "terms": state.engine.terms().len(),
-        "strategies": engine::STRATEGIES,
-        "default_strategy": engine::DEFAULT_STRATEGY,
-        "max_body_bytes": MAX_BODY,
-        "max_connections": state.max_connections,
-    }))
+/// The database file as it is now (a file renamed over the path is described once in place),
+/// and the server's limits.
+async fn info(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
+    blocking(&state, |s, db| {
+        let snap = db.snapshot();
+        Ok(Json(json!({
+            "database": s.engine.path().display().to_string(),
+            "bytes": snap.bytes(),
+            "modified": snap.modified(),
+            "terms": snap.terms().len(),
+            "strategies": engine::STRATEGIES,
+            "default_strategy": engine::DEFAULT_STRATEGY,
+            "max_body_bytes": MAX_BODY,
+            "max_connections": s.max_connections,
+        })))
+    })
+    .await
 }
 
-async fn terms(State(state): State<Arc<AppState>>) -> Json<Value> {
-    Json(json!({ "terms": state.engine.terms() }))
+async fn terms(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
+    blocking(&state, |_, db| Ok(Json(json!({ "terms": db.terms() })))).await
 }
 
 // ---- checks on what clients send ---------------------------------------------------------
@@ -338,8 +355,7 @@ fn no_repeats(lists: &[(&str, &[String])]) -> ApiResult<()> {
 
 /// 422 naming every word the database does not cover, each with its closest covered terms,
 /// as the CLI's message does.
-fn covered(engine: &Engine, words: &[&String]) -> ApiResult<()> {
-    let terms = engine.terms();
+fn covered(terms: &[String], words: &[&String]) -> ApiResult<()> {
     let unknown: Vec<Value> = words
         .iter()
         .filter(|w| terms.binary_search(w).is_err())
@@ -468,7 +484,7 @@ async fn suggest(
         .chain(&neutral)
         .chain(&assassin_list)
         .collect();
-    covered(&state.engine, &all)?;
+    let all: Vec<String> = all.into_iter().cloned().collect();
     let q = SuggestQuery {
         pos,
         neg,
@@ -479,8 +495,9 @@ async fn suggest(
         top,
         assassin_margin: margin,
     };
-    let mut answer = blocking(&state, move |s| {
-        s.engine.suggest(&q).map_err(ApiError::internal)
+    let mut answer = blocking(&state, move |_, db| {
+        covered(db.terms(), &all.iter().collect::<Vec<_>>())?;
+        Ok(db.suggest(&q)?)
     })
     .await?;
     if answer.clue.is_none() {
@@ -514,10 +531,10 @@ async fn explain(
     if terms.is_empty() {
         return Err(ApiError::bad("terms is empty: give the cards to explain"));
     }
-    covered(&state.engine, &terms.iter().collect::<Vec<_>>())?;
     let c = clue.clone();
-    let (found, warnings) = blocking(&state, move |s| {
-        s.engine.explain(&c, &terms).map_err(ApiError::internal)
+    let (found, warnings) = blocking(&state, move |_, db| {
+        covered(db.terms(), &terms.iter().collect::<Vec<_>>())?;
+        Ok(db.explain(&c, &terms)?)
     })
     .await?;
     Ok(Json(
@@ -560,12 +577,10 @@ async fn guess(
             "the clue {clue:?} is the card {card:?}: a clue is never a board word"
         )));
     }
-    covered(&state.engine, &board.iter().collect::<Vec<_>>())?;
     let (c, count) = (clue.clone(), b.count);
-    let guesses = blocking(&state, move |s| {
-        s.engine
-            .guess(&c, count, &board, floor)
-            .map_err(ApiError::internal)
+    let guesses = blocking(&state, move |_, db| {
+        covered(db.terms(), &board.iter().collect::<Vec<_>>())?;
+        Ok(db.guess(&c, count, &board, floor)?)
     })
     .await?;
     Ok(Json(json!({ "clue": clue, "guesses": guesses })))
@@ -597,15 +612,17 @@ async fn board(
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<Value>> {
     let seed = b.seed.unwrap_or_else(clock_seed);
-    let board = state
-        .engine
-        .board(seed)
-        .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
-    Ok(Json(json!({ "seed": seed, "cards": board.cards })))
+    blocking(&state, move |_, db| {
+        let board = db
+            .board(seed)
+            .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
+        Ok(Json(json!({ "seed": seed, "cards": board.cards })))
+    })
+    .await
 }
 
 /// Gives the game its next clue while it needs one (top 1, never a clue given before).
-fn deal_clue(engine: &Engine, game: &mut Game) -> ApiResult<()> {
+fn deal_clue(db: &Db<'_>, game: &mut Game) -> ApiResult<()> {
     if !game.needs_clue() {
         return Ok(());
     }
@@ -620,7 +637,7 @@ fn deal_clue(engine: &Engine, game: &mut Game) -> ApiResult<()> {
         top: 1,
         assassin_margin: None,
     };
-    let a = engine.suggest(&q).map_err(ApiError::internal)?;
+    let a = db.suggest(&q)?;
     let clue = a.clue.map(|clue| Suggestion {
         clue,
         count: a.count,
@@ -645,13 +662,12 @@ async fn new_game(
         .strategy
         .unwrap_or_else(|| engine::DEFAULT_STRATEGY.to_string());
     strategy(Some(&name))?;
-    blocking(&state, move |s| {
-        let board = s
-            .engine
+    blocking(&state, move |s, db| {
+        let board = db
             .board(seed)
             .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
         let mut game = Game::new(s.games.new_id(), seed, &name, board);
-        deal_clue(&s.engine, &mut game)?;
+        deal_clue(db, &mut game)?;
         let view = game.view();
         s.games.insert(game);
         Ok(Json(view))
@@ -702,10 +718,10 @@ async fn reveal(
 ) -> ApiResult<Json<Value>> {
     let word = card_word(&b.word, "word")?;
     let game = find_game(&state, &id)?;
-    blocking(&state, move |s| {
+    blocking(&state, move |_, db| {
         let mut g = lock(&game);
         let role: Role = g.reveal(&word).map_err(move_error)?;
-        deal_clue(&s.engine, &mut g)?;
+        deal_clue(db, &mut g)?;
         let mut v = serde_json::to_value(g.view()).map_err(|e| ApiError::internal(e.into()))?;
         v["last"] = json!({ "word": word, "role": role });
         Ok(Json(v))
@@ -719,10 +735,10 @@ async fn pass(
     Path(id): Path<String>,
 ) -> ApiResult<Json<crate::game::GameView>> {
     let game = find_game(&state, &id)?;
-    blocking(&state, move |s| {
+    blocking(&state, move |_, db| {
         let mut g = lock(&game);
         g.pass().map_err(move_error)?;
-        deal_clue(&s.engine, &mut g)?;
+        deal_clue(db, &mut g)?;
         Ok(Json(g.view()))
     })
     .await

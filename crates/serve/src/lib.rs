@@ -120,7 +120,7 @@ impl Server {
 
     /// How many covered terms the database has.
     pub fn terms(&self) -> usize {
-        self.state.engine.terms().len()
+        self.state.engine.current().terms().len()
     }
 
     /// Serves until Ctrl-C or SIGTERM, then closes idle connections at once and gives the

@@ -1,9 +1,12 @@
-//! What a hostile client tried (issue 22): idle and half-sent connections by the score, and
-//! Ctrl-C while one is held.
+//! What a hostile client or a rebuild under the server's feet tried (issue 22): idle and
+//! half-sent connections by the score, Ctrl-C while one is held, a database renamed over the
+//! served one.
 
+use crate::common::{clue_db, utf8};
 use crate::{Served, Start, db};
-use serde_json::Value;
+use serde_json::{Value, json};
 use serve::client::{self, Connection, Response};
+use std::path::Path;
 use std::time::Duration;
 
 /// Longer than any wait the server is allowed: a read past it means the server held on.
@@ -25,6 +28,10 @@ fn holding(s: &Served, bytes: &str) -> Connection {
 fn json_of(r: &Response, status: u16) -> Value {
     assert_eq!(r.status, status, "{}", r.text());
     r.json().unwrap()
+}
+
+fn post(s: &Served, path: &str, body: Value) -> Response {
+    client::post_json(s.addr, path, &body).unwrap_or_else(|e| panic!("POST {path}: {e}"))
 }
 
 /// A connection whose request is in flight, its body half sent: the server asked for the body
@@ -137,4 +144,90 @@ fn ctrl_c_and_sigterm_stop_the_server_while_a_client_holds_a_half_sent_request()
         "{err}"
     );
     assert!(closed(&mut body, "half a body at SIGTERM").is_none());
+}
+
+/// The board and answer of the snapshot test: the CLI's `suggest --json` on `db`.
+fn cli_suggest(db: &Path, pos: &[&str], neg: &[&str]) -> Value {
+    clue_db([
+        "suggest",
+        "--pos",
+        &pos.join(","),
+        "--neg",
+        &neg.join(","),
+        "--json",
+        "--db",
+        utf8(db),
+    ])
+    .ok()
+    .json()
+}
+
+#[test]
+fn a_database_renamed_over_the_served_one_is_read_whole_from_the_next_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("clues.sqlite");
+    std::fs::copy(db(), &path).unwrap();
+    let s = Served::start(&path);
+    let (pos, neg) = (["lemon", "olive", "moon", "ice"], ["fire", "war"]);
+    let board = json!({"pos": pos, "neg": neg});
+    let suggest_all = |n: usize| -> Vec<Response> {
+        let handles: Vec<_> = (0..n)
+            .map(|_| {
+                let (addr, board) = (s.addr, board.clone());
+                std::thread::spawn(move || client::post_json(addr, "/api/suggest", &board))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap().expect("POST /api/suggest"))
+            .collect()
+    };
+    let first = json_of(&client::get(s.addr, "/api/info").unwrap(), 200);
+    // Several worker threads open the first file.
+    for r in suggest_all(12) {
+        json_of(&r, 200);
+    }
+    // Another database: one card word fewer (apple), and moon related to nothing.
+    let next = dir.path().join("clues.sqlite.new");
+    std::fs::copy(db(), &next).unwrap();
+    let conn = rusqlite::Connection::open(&next).unwrap();
+    conn.execute_batch(
+        "DELETE FROM relatedness_vectors WHERE term = 'apple';
+         DELETE FROM relatedness_reading WHERE term = 'apple';
+         UPDATE relatedness_vectors SET scores = zeroblob(length(scores)) WHERE term = 'moon';
+         UPDATE relatedness_reading SET scores = zeroblob(length(scores)) WHERE term = 'moon';",
+    )
+    .unwrap();
+    drop(conn);
+    let (old, new) = (
+        cli_suggest(&path, &pos, &neg),
+        cli_suggest(&next, &pos, &neg),
+    );
+    assert_ne!(
+        old, new,
+        "the two databases must answer the board differently"
+    );
+    // What a build does: a new file renamed over the served one.
+    std::fs::rename(&next, &path).unwrap();
+
+    let info = json_of(&client::get(s.addr, "/api/info").unwrap(), 200);
+    assert_eq!(
+        info["terms"].as_u64().unwrap() + 1,
+        first["terms"].as_u64().unwrap(),
+        "/api/info describes the new file: {info}"
+    );
+    assert_eq!(
+        info["bytes"].as_u64(),
+        Some(std::fs::metadata(&path).unwrap().len())
+    );
+    // Every answer from the new file, whichever worker thread serves it.
+    for r in suggest_all(12) {
+        assert_eq!(json_of(&r, 200), new, "an answer from the old file");
+    }
+    let terms = json_of(&client::get(s.addr, "/api/terms").unwrap(), 200);
+    assert!(!terms["terms"].as_array().unwrap().contains(&json!("apple")));
+    for _ in 0..4 {
+        let r = post(&s, "/api/suggest", json!({"pos": ["apple", "moon"]}));
+        assert_eq!(r.status, 422, "apple is not covered any more: {}", r.text());
+    }
 }
