@@ -53,6 +53,13 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         ..serve::Config::default()
     })?;
     let url = server.url();
+    if !server.is_loopback() {
+        // Said at start, not only in --help: whoever can reach this address can use the server.
+        eprintln!(
+            "clue-db serve: warning: listening on {}, which other machines can reach; the server has no authentication (keep --host 127.0.0.1 unless the network is yours)",
+            a.host
+        );
+    }
     {
         let mut out = crate::out::stdout();
         writeln!(

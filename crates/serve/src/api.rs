@@ -2,9 +2,11 @@
 //!
 //! Every error is a JSON object `{"error": "…"}` with a 4xx status (5xx only for a failure of
 //! the server itself); request bodies are capped at [`MAX_BODY`] and read under a deadline
-//! ([`read_body`]); the query engine runs on tokio's blocking pool, at most
+//! ([`read_body`]); a request that another site's page could have sent through the browser is
+//! refused ([`same_origin`]); the query engine runs on tokio's blocking pool, at most
 //! [`AppState::permits`] queries at a time, each on one snapshot of the database file.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -33,7 +35,8 @@ use crate::game::{Game, Games, MoveError};
 pub const MAX_BODY: usize = 16 * 1024;
 /// The most words a request may carry in one list (a board has 25 cards).
 pub const MAX_WORDS: usize = 25;
-/// The longest card word or clue accepted, in characters.
+/// The longest card word or clue accepted, in characters; also the most characters of a word a
+/// message echoes.
 pub const MAX_WORD_CHARS: usize = 64;
 /// The most suggestions `/api/suggest` returns.
 pub const MAX_TOP: usize = 20;
@@ -51,12 +54,16 @@ pub struct AppState {
     pub permits: Semaphore,
     /// How long a request's body may take to arrive after its head.
     pub body_timeout: Duration,
+    /// The address bound, whose port a `Host` must name.
+    pub addr: SocketAddr,
+    /// Bound to a loopback address: requests must then name it (`Host`).
+    pub loopback: bool,
     /// The connection cap in force (for `/api/info`).
     pub max_connections: usize,
 }
 
-/// The routes, with the body cap and deadline, and a guard that turns a panic into a 500 JSON
-/// answer (the server keeps serving either way: each connection is its
+/// The routes, with the origin checks, the body cap and deadline, and a guard that turns a
+/// panic into a 500 JSON answer (the server keeps serving either way: each connection is its
 /// own task).
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
@@ -77,8 +84,91 @@ pub fn router(state: Arc<AppState>) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(from_fn_with_state(state.clone(), read_body))
+        .layer(from_fn_with_state(state.clone(), same_origin))
         .layer(CatchPanicLayer::custom(panic_response))
         .with_state(state)
+}
+
+/// `word` as a message shows it: quoted and escaped, cut to [`MAX_WORD_CHARS`] characters with
+/// its length (a 16 KB "word" is not echoed whole).
+pub fn shown(word: &str) -> String {
+    let chars = word.chars().count();
+    if chars > MAX_WORD_CHARS {
+        let start: String = word.chars().take(MAX_WORD_CHARS).collect();
+        format!("{start:?}… ({chars} characters)")
+    } else {
+        format!("{word:?}")
+    }
+}
+
+/// Whether `host` (a `Host` header) names this machine's loopback interface with the port
+/// bound: `localhost`, `127.0.0.1`, `[::1]` or the address bound (`127.0.0.2`), any case, the
+/// port optional only when it is 80.
+fn is_loopback_host(host: &str, bound: SocketAddr) -> bool {
+    let host = host.to_ascii_lowercase();
+    let (name, given) = match host.find(']') {
+        Some(end) if host.starts_with('[') => (&host[..=end], host[end + 1..].strip_prefix(':')),
+        _ => match host.rsplit_once(':') {
+            Some((name, p)) => (name, Some(p)),
+            None => (host.as_str(), None),
+        },
+    };
+    let port_ok = match given {
+        Some(p) => p.parse::<u16>() == Ok(bound.port()),
+        None => bound.port() == 80,
+    };
+    let own = match bound.ip() {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    port_ok && (["localhost", "127.0.0.1", "[::1]"].contains(&name) || name == own)
+}
+
+/// Refuses what a page of another site could make the browser send. A server bound to a
+/// loopback address answers only requests whose `Host` is a loopback name with its port: a
+/// page whose domain an attacker re-points at 127.0.0.1 (DNS rebinding) sends its own domain.
+/// And a request whose `Origin` is not this server's own (`http://` + its `Host`) is refused
+/// whatever the address, so another site's page cannot drive the API through the browser.
+async fn same_origin(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned());
+    if state.loopback
+        && !host
+            .as_deref()
+            .is_some_and(|h| is_loopback_host(h, state.addr))
+    {
+        let named = host
+            .as_deref()
+            .map_or("no Host".to_string(), |h| format!("Host {}", shown(h)));
+        return ApiError::new(
+            StatusCode::MISDIRECTED_REQUEST,
+            format!(
+                "{named}: this server answers to localhost:{port}, 127.0.0.1:{port} or [::1]:{port} only (another name may be a page of another site reaching it through DNS rebinding)",
+                port = state.addr.port()
+            ),
+        )
+        .into_response();
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        let origin = String::from_utf8_lossy(origin.as_bytes());
+        let own = host.as_deref().map(|h| format!("http://{h}"));
+        if !own
+            .as_deref()
+            .is_some_and(|o| o.eq_ignore_ascii_case(&origin))
+        {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Origin {} is not this server's page: requests from another site's page are refused",
+                    shown(&origin)
+                ),
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
 }
 
 /// An error answer that also closes the connection: the rest of the request's body is not
@@ -742,4 +832,51 @@ async fn pass(
         Ok(Json(g.view()))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_names_with_the_bound_port_are_this_server() {
+        let v4: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        for ok in [
+            "localhost:8080",
+            "LocalHost:8080",
+            "127.0.0.1:8080",
+            "[::1]:8080",
+        ] {
+            assert!(is_loopback_host(ok, v4), "{ok}");
+        }
+        for bad in [
+            "localhost",
+            "localhost:8081",
+            "evil.example:8080",
+            "127.0.0.1.evil.example:8080",
+            "localhost:8080:8080",
+            "[::1]",
+            "[::2]:8080",
+            "",
+            ":8080",
+        ] {
+            assert!(!is_loopback_host(bad, v4), "{bad}");
+        }
+        let other: SocketAddr = "127.0.0.2:80".parse().unwrap();
+        assert!(is_loopback_host("127.0.0.2", other));
+        assert!(is_loopback_host("localhost:80", other));
+        let v6: SocketAddr = "[::1]:9000".parse().unwrap();
+        assert!(is_loopback_host("[::1]:9000", v6));
+        assert!(!is_loopback_host("[::1]:9001", v6));
+    }
+
+    #[test]
+    fn long_words_are_shown_by_their_start_and_length() {
+        assert_eq!(shown("apple"), "\"apple\"");
+        let long = "é".repeat(100);
+        let s = shown(&long);
+        assert!(s.starts_with(&format!("\"{}\"…", "é".repeat(64))), "{s}");
+        assert!(s.ends_with("(100 characters)"), "{s}");
+        assert_eq!(shown("a\u{1b}b"), "\"a\\u{1b}b\"");
+    }
 }

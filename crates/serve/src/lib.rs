@@ -90,6 +90,8 @@ impl Server {
             // Queries are CPU-bound: a few more than the cores keeps them busy while SQLite waits.
             permits: Semaphore::new(workers * 2),
             body_timeout: config.body_timeout,
+            addr,
+            loopback: addr.ip().is_loopback(),
             max_connections,
         });
         Ok(Server {
@@ -121,6 +123,12 @@ impl Server {
     /// How many covered terms the database has.
     pub fn terms(&self) -> usize {
         self.state.engine.current().terms().len()
+    }
+
+    /// Whether only this machine can reach the server (it is bound to a loopback address).
+    /// The server has no authentication: the caller warns when this is false.
+    pub fn is_loopback(&self) -> bool {
+        self.state.loopback
     }
 
     /// Serves until Ctrl-C or SIGTERM, then closes idle connections at once and gives the

@@ -1,6 +1,6 @@
-//! What a hostile client or a rebuild under the server's feet tried (issue 22): idle and
-//! half-sent connections by the score, Ctrl-C while one is held, a database renamed over the
-//! served one.
+//! What a hostile client, a hostile page or a rebuild under the server's feet tried (issue 22):
+//! idle and half-sent connections by the score, Ctrl-C while one is held, a database renamed
+//! over the served one, requests naming another host or origin.
 
 use crate::common::{clue_db, utf8};
 use crate::{Served, Start, db};
@@ -230,4 +230,88 @@ fn a_database_renamed_over_the_served_one_is_read_whole_from_the_next_request() 
         let r = post(&s, "/api/suggest", json!({"pos": ["apple", "moon"]}));
         assert_eq!(r.status, 422, "apple is not covered any more: {}", r.text());
     }
+}
+
+#[test]
+fn requests_naming_another_host_or_coming_from_another_origin_are_refused() {
+    let s = Served::start(db());
+    let port = s.addr.port();
+    let get = |headers: &[(&str, &str)]| {
+        open(&s)
+            .send_with("GET", "/api/info", headers, b"")
+            .expect("GET /api/info")
+    };
+    // DNS rebinding: a page of evil.example, its name re-pointed at 127.0.0.1.
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".to_string(),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+        format!("localhost.evil.example:{port}"),
+    ] {
+        let r = get(&[("Host", &host)]);
+        assert_eq!(r.status, 421, "Host {host}: {}", r.text());
+        assert!(r.text().contains("DNS rebinding"), "{}", r.text());
+    }
+    let mut none = open(&s);
+    none.write_raw(b"GET /api/info HTTP/1.1\r\n\r\n").unwrap();
+    assert_eq!(none.read_response().unwrap().status, 421, "no Host");
+    for host in [
+        format!("localhost:{port}"),
+        format!("LOCALHOST:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+    ] {
+        assert_eq!(get(&[("Host", &host)]).status, 200, "Host {host}");
+    }
+    // Another site's page posting to the API, or a sandboxed one (Origin: null).
+    let send = |origin: &str| {
+        open(&s)
+            .send_with(
+                "POST",
+                "/api/suggest",
+                &[("Content-Type", "application/json"), ("Origin", origin)],
+                br#"{"pos": ["apple"]}"#,
+            )
+            .unwrap()
+    };
+    for origin in [
+        "http://evil.example".to_string(),
+        "null".to_string(),
+        format!("https://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+    ] {
+        let r = send(&origin);
+        assert_eq!(r.status, 403, "Origin {origin}: {}", r.text());
+    }
+    assert_eq!(send(&format!("http://127.0.0.1:{port}")).status, 200);
+
+    // Every address: a warning at start; any name is served, other origins still refused.
+    let mut open_to_all = Served::start_with(
+        db(),
+        Start {
+            args: &["--host", "0.0.0.0"],
+            stderr: true,
+            ..Start::default()
+        },
+    );
+    let warning = open_to_all.stderr_line("warning");
+    assert!(
+        warning.contains("0.0.0.0") && warning.contains("no authentication"),
+        "{warning}"
+    );
+    let mut c = Connection::open(open_to_all.addr, HANG).unwrap();
+    let host = format!("clue-db.lan:{}", open_to_all.addr.port());
+    let r = c
+        .send_with("GET", "/api/info", &[("Host", &host)], b"")
+        .unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = c
+        .send_with(
+            "GET",
+            "/api/info",
+            &[("Host", &host), ("Origin", "http://evil.example")],
+            b"",
+        )
+        .unwrap();
+    assert_eq!(r.status, 403, "{}", r.text());
 }
