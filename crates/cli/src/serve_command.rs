@@ -5,6 +5,7 @@ use clap::Args;
 use std::io::Write;
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::commands::DEFAULT_DB;
 
@@ -23,15 +24,42 @@ pub struct ServeArgs {
     /// Open the page in the desktop's browser.
     #[arg(long)]
     open: bool,
+    /// Seconds a client may take to send a request's head (or stay idle between requests) and,
+    /// again, its body; a slower connection is closed.
+    #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
+    client_timeout: f64,
+    /// The most connections at once (lowered to fit the limit of open files). At the cap, the
+    /// connection idle the longest (no request in flight) is closed to make room.
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+}
+
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 3600.0 => Ok(v),
+        _ => Err(format!("{s:?}: give seconds, more than 0 and at most 3600")),
+    }
 }
 
 pub fn serve(a: ServeArgs) -> Result<()> {
+    let timeout = Duration::from_secs_f64(a.client_timeout);
     let server = serve::Server::bind(&serve::Config {
         db: a.db.clone(),
         host: a.host,
         port: a.port,
+        head_timeout: timeout,
+        body_timeout: timeout,
+        max_connections: a.max_connections as usize,
+        ..serve::Config::default()
     })?;
     let url = server.url();
+    if !server.is_loopback() {
+        // Said at start, not only in --help: whoever can reach this address can use the server.
+        eprintln!(
+            "clue-db serve: warning: listening on {}, which other machines can reach; the server has no authentication (keep --host 127.0.0.1 unless the network is yours)",
+            a.host
+        );
+    }
     {
         let mut out = crate::out::stdout();
         writeln!(

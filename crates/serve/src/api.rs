@@ -1,19 +1,24 @@
 //! The HTTP routes: the embedded page and the JSON API under `/api/`.
 //!
 //! Every error is a JSON object `{"error": "…"}` with a 4xx status (5xx only for a failure of
-//! the server itself); request bodies are capped at [`MAX_BODY`]; the query engine runs on
-//! tokio's blocking pool, at most [`AppState::permits`] queries at a time.
+//! the server itself); request bodies are capped at [`MAX_BODY`] and read under a deadline
+//! ([`read_body`]); a request that another site's page could have sent through the browser is
+//! refused ([`same_origin`]); the query engine runs on tokio's blocking pool, at most
+//! [`AppState::permits`] queries at a time, each on one snapshot of the database file.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use query::game::{Answer, Role, Suggestion};
 use query::legality::{Illegal, Legality, NoLexicon, is_word};
 use query::store_knowledge::{closest, normalize_word};
@@ -23,14 +28,15 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 
-use crate::engine::{self, Engine, SuggestQuery};
+use crate::engine::{self, Db, Engine, SuggestQuery};
 use crate::game::{Game, Games, MoveError};
 
 /// The largest request body accepted (413 beyond): a full board with every option is < 2 KiB.
 pub const MAX_BODY: usize = 16 * 1024;
 /// The most words a request may carry in one list (a board has 25 cards).
 pub const MAX_WORDS: usize = 25;
-/// The longest card word or clue accepted, in characters.
+/// The longest card word or clue accepted, in characters; also the most characters of a word a
+/// message echoes.
 pub const MAX_WORD_CHARS: usize = 64;
 /// The most suggestions `/api/suggest` returns.
 pub const MAX_TOP: usize = 20;
@@ -46,10 +52,19 @@ pub struct AppState {
     /// Bounds the queries running at once, so a burst of requests queues instead of opening a
     /// connection and a thread each.
     pub permits: Semaphore,
+    /// How long a request's body may take to arrive after its head.
+    pub body_timeout: Duration,
+    /// The address bound, whose port a `Host` must name.
+    pub addr: SocketAddr,
+    /// Bound to a loopback address: requests must then name it (`Host`).
+    pub loopback: bool,
+    /// The connection cap in force (for `/api/info`).
+    pub max_connections: usize,
 }
 
-/// The routes, with the body cap and a guard that turns a panic into a 500 JSON answer (the
-/// server keeps serving either way: each connection is its own task).
+/// The routes, with the origin checks, the body cap and deadline, and a guard that turns a
+/// panic into a 500 JSON answer (the server keeps serving either way: each connection is its
+/// own task).
 pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/", get(index))
@@ -68,8 +83,146 @@ pub fn router(state: Arc<AppState>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(from_fn_with_state(state.clone(), read_body))
+        .layer(from_fn_with_state(state.clone(), same_origin))
         .layer(CatchPanicLayer::custom(panic_response))
         .with_state(state)
+}
+
+/// `word` as a message shows it: quoted and escaped, cut to [`MAX_WORD_CHARS`] characters with
+/// its length (a 16 KB "word" is not echoed whole).
+pub fn shown(word: &str) -> String {
+    let chars = word.chars().count();
+    if chars > MAX_WORD_CHARS {
+        let start: String = word.chars().take(MAX_WORD_CHARS).collect();
+        format!("{start:?}… ({chars} characters)")
+    } else {
+        format!("{word:?}")
+    }
+}
+
+/// Whether `host` (a `Host` header) names this machine's loopback interface with the port
+/// bound: `localhost`, `127.0.0.1`, `[::1]` or the address bound (`127.0.0.2`), any case, the
+/// port optional only when it is 80.
+fn is_loopback_host(host: &str, bound: SocketAddr) -> bool {
+    let host = host.to_ascii_lowercase();
+    let (name, given) = match host.find(']') {
+        Some(end) if host.starts_with('[') => (&host[..=end], host[end + 1..].strip_prefix(':')),
+        _ => match host.rsplit_once(':') {
+            Some((name, p)) => (name, Some(p)),
+            None => (host.as_str(), None),
+        },
+    };
+    let port_ok = match given {
+        Some(p) => p.parse::<u16>() == Ok(bound.port()),
+        None => bound.port() == 80,
+    };
+    let own = match bound.ip() {
+        IpAddr::V4(ip) => ip.to_string(),
+        IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    port_ok && (["localhost", "127.0.0.1", "[::1]"].contains(&name) || name == own)
+}
+
+/// Refuses what a page of another site could make the browser send. A server bound to a
+/// loopback address answers only requests whose `Host` is a loopback name with its port: a
+/// page whose domain an attacker re-points at 127.0.0.1 (DNS rebinding) sends its own domain.
+/// And a request whose `Origin` is not this server's own (`http://` + its `Host`) is refused
+/// whatever the address, so another site's page cannot drive the API through the browser.
+async fn same_origin(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned());
+    if state.loopback
+        && !host
+            .as_deref()
+            .is_some_and(|h| is_loopback_host(h, state.addr))
+    {
+        let named = host
+            .as_deref()
+            .map_or("no Host".to_string(), |h| format!("Host {}", shown(h)));
+        return ApiError::new(
+            StatusCode::MISDIRECTED_REQUEST,
+            format!(
+                "{named}: this server answers to localhost:{port}, 127.0.0.1:{port} or [::1]:{port} only (another name may be a page of another site reaching it through DNS rebinding)",
+                port = state.addr.port()
+            ),
+        )
+        .into_response();
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        let origin = String::from_utf8_lossy(origin.as_bytes());
+        let own = host.as_deref().map(|h| format!("http://{h}"));
+        if !own
+            .as_deref()
+            .is_some_and(|o| o.eq_ignore_ascii_case(&origin))
+        {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Origin {} is not this server's page: requests from another site's page are refused",
+                    shown(&origin)
+                ),
+            )
+            .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+/// An error answer that also closes the connection: the rest of the request's body is not
+/// read, so the connection cannot carry another request.
+fn closing(e: ApiError) -> Response {
+    let mut r = e.into_response();
+    r.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// Reads the whole request body before the handler runs: refused at once (413) when its
+/// declared length is over [`MAX_BODY`], cut at the cap when it is sent in chunks, and given up
+/// (408) when it has not all arrived [`AppState::body_timeout`] after the head. Before, a
+/// `Content-Length: 1000000000` with no body held its connection for ever.
+async fn read_body(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let too_large = || {
+        closing(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is larger than {MAX_BODY} bytes"),
+        ))
+    };
+    if content_length(&parts.headers).is_some_and(|n| n > MAX_BODY as u64) {
+        return too_large();
+    }
+    let read = tokio::time::timeout(state.body_timeout, Limited::new(body, MAX_BODY).collect());
+    let bytes = match read.await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => return too_large(),
+        Ok(Err(e)) => {
+            return closing(ApiError::bad(format!("reading the request body: {e}")));
+        }
+        Err(_) => {
+            return closing(ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {} s of its head",
+                    state.body_timeout.as_secs_f64()
+                ),
+            ));
+        }
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// An error answer: a status and a JSON object with at least `"error"`.
@@ -91,6 +244,13 @@ impl ApiError {
     }
     fn internal(e: anyhow::Error) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, format!("{e:#}"))
+    }
+}
+
+/// A failure of the engine or the database: 500, with its message (which names the file).
+impl From<anyhow::Error> for ApiError {
+    fn from(e: anyhow::Error) -> ApiError {
+        ApiError::internal(e)
     }
 }
 
@@ -157,11 +317,12 @@ async fn method_not_allowed() -> ApiError {
     )
 }
 
-/// Runs `f` with the engine on the blocking pool, one permit at a time.
+/// Runs `f` on the blocking pool, one permit at a time, with one snapshot of the database file
+/// (every read of the request comes from the file under the path when it starts).
 async fn blocking<T, F>(state: &Arc<AppState>, f: F) -> ApiResult<T>
 where
     T: Send + 'static,
-    F: FnOnce(&AppState) -> ApiResult<T> + Send + 'static,
+    F: FnOnce(&AppState, &Db<'_>) -> ApiResult<T> + Send + 'static,
 {
     let _permit = state
         .permits
@@ -169,7 +330,7 @@ where
         .await
         .map_err(|e| ApiError::internal(e.into()))?;
     let state = state.clone();
-    tokio::task::spawn_blocking(move || f(&state))
+    tokio::task::spawn_blocking(move || state.engine.with_db(|db| f(&state, db)))
         .await
         .map_err(|e| ApiError::internal(anyhow::anyhow!("a query failed: {e}")))?
 }
@@ -201,18 +362,27 @@ async fn app_css() -> Response {
     asset("text/css; charset=utf-8", APP_CSS)
 }
 
-async fn info(State(state): State<Arc<AppState>>) -> Json<Value> {
-    Json(json!({
-        "database": state.engine.path().display().to_string(),
-        "terms": state.engine.terms().len(),
-        "strategies": engine::STRATEGIES,
-        "default_strategy": engine::DEFAULT_STRATEGY,
-        "max_body_bytes": MAX_BODY,
-    }))
+/// The database file as it is now (a file renamed over the path is described once in place),
+/// and the server's limits.
+async fn info(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
+    blocking(&state, |s, db| {
+        let snap = db.snapshot();
+        Ok(Json(json!({
+            "database": s.engine.path().display().to_string(),
+            "bytes": snap.bytes(),
+            "modified": snap.modified(),
+            "terms": snap.terms().len(),
+            "strategies": engine::STRATEGIES,
+            "default_strategy": engine::DEFAULT_STRATEGY,
+            "max_body_bytes": MAX_BODY,
+            "max_connections": s.max_connections,
+        })))
+    })
+    .await
 }
 
-async fn terms(State(state): State<Arc<AppState>>) -> Json<Value> {
-    Json(json!({ "terms": state.engine.terms() }))
+async fn terms(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
+    blocking(&state, |_, db| Ok(Json(json!({ "terms": db.terms() })))).await
 }
 
 // ---- checks on what clients send ---------------------------------------------------------
@@ -275,8 +445,7 @@ fn no_repeats(lists: &[(&str, &[String])]) -> ApiResult<()> {
 
 /// 422 naming every word the database does not cover, each with its closest covered terms,
 /// as the CLI's message does.
-fn covered(engine: &Engine, words: &[&String]) -> ApiResult<()> {
-    let terms = engine.terms();
+fn covered(terms: &[String], words: &[&String]) -> ApiResult<()> {
     let unknown: Vec<Value> = words
         .iter()
         .filter(|w| terms.binary_search(w).is_err())
@@ -405,7 +574,7 @@ async fn suggest(
         .chain(&neutral)
         .chain(&assassin_list)
         .collect();
-    covered(&state.engine, &all)?;
+    let all: Vec<String> = all.into_iter().cloned().collect();
     let q = SuggestQuery {
         pos,
         neg,
@@ -416,8 +585,9 @@ async fn suggest(
         top,
         assassin_margin: margin,
     };
-    let mut answer = blocking(&state, move |s| {
-        s.engine.suggest(&q).map_err(ApiError::internal)
+    let mut answer = blocking(&state, move |_, db| {
+        covered(db.terms(), &all.iter().collect::<Vec<_>>())?;
+        Ok(db.suggest(&q)?)
     })
     .await?;
     if answer.clue.is_none() {
@@ -451,10 +621,10 @@ async fn explain(
     if terms.is_empty() {
         return Err(ApiError::bad("terms is empty: give the cards to explain"));
     }
-    covered(&state.engine, &terms.iter().collect::<Vec<_>>())?;
     let c = clue.clone();
-    let (found, warnings) = blocking(&state, move |s| {
-        s.engine.explain(&c, &terms).map_err(ApiError::internal)
+    let (found, warnings) = blocking(&state, move |_, db| {
+        covered(db.terms(), &terms.iter().collect::<Vec<_>>())?;
+        Ok(db.explain(&c, &terms)?)
     })
     .await?;
     Ok(Json(
@@ -497,12 +667,10 @@ async fn guess(
             "the clue {clue:?} is the card {card:?}: a clue is never a board word"
         )));
     }
-    covered(&state.engine, &board.iter().collect::<Vec<_>>())?;
     let (c, count) = (clue.clone(), b.count);
-    let guesses = blocking(&state, move |s| {
-        s.engine
-            .guess(&c, count, &board, floor)
-            .map_err(ApiError::internal)
+    let guesses = blocking(&state, move |_, db| {
+        covered(db.terms(), &board.iter().collect::<Vec<_>>())?;
+        Ok(db.guess(&c, count, &board, floor)?)
     })
     .await?;
     Ok(Json(json!({ "clue": clue, "guesses": guesses })))
@@ -534,15 +702,17 @@ async fn board(
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<Value>> {
     let seed = b.seed.unwrap_or_else(clock_seed);
-    let board = state
-        .engine
-        .board(seed)
-        .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
-    Ok(Json(json!({ "seed": seed, "cards": board.cards })))
+    blocking(&state, move |_, db| {
+        let board = db
+            .board(seed)
+            .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
+        Ok(Json(json!({ "seed": seed, "cards": board.cards })))
+    })
+    .await
 }
 
 /// Gives the game its next clue while it needs one (top 1, never a clue given before).
-fn deal_clue(engine: &Engine, game: &mut Game) -> ApiResult<()> {
+fn deal_clue(db: &Db<'_>, game: &mut Game) -> ApiResult<()> {
     if !game.needs_clue() {
         return Ok(());
     }
@@ -557,7 +727,7 @@ fn deal_clue(engine: &Engine, game: &mut Game) -> ApiResult<()> {
         top: 1,
         assassin_margin: None,
     };
-    let a = engine.suggest(&q).map_err(ApiError::internal)?;
+    let a = db.suggest(&q)?;
     let clue = a.clue.map(|clue| Suggestion {
         clue,
         count: a.count,
@@ -582,13 +752,12 @@ async fn new_game(
         .strategy
         .unwrap_or_else(|| engine::DEFAULT_STRATEGY.to_string());
     strategy(Some(&name))?;
-    blocking(&state, move |s| {
-        let board = s
-            .engine
+    blocking(&state, move |s, db| {
+        let board = db
             .board(seed)
             .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
         let mut game = Game::new(s.games.new_id(), seed, &name, board);
-        deal_clue(&s.engine, &mut game)?;
+        deal_clue(db, &mut game)?;
         let view = game.view();
         s.games.insert(game);
         Ok(Json(view))
@@ -639,10 +808,10 @@ async fn reveal(
 ) -> ApiResult<Json<Value>> {
     let word = card_word(&b.word, "word")?;
     let game = find_game(&state, &id)?;
-    blocking(&state, move |s| {
+    blocking(&state, move |_, db| {
         let mut g = lock(&game);
         let role: Role = g.reveal(&word).map_err(move_error)?;
-        deal_clue(&s.engine, &mut g)?;
+        deal_clue(db, &mut g)?;
         let mut v = serde_json::to_value(g.view()).map_err(|e| ApiError::internal(e.into()))?;
         v["last"] = json!({ "word": word, "role": role });
         Ok(Json(v))
@@ -656,11 +825,58 @@ async fn pass(
     Path(id): Path<String>,
 ) -> ApiResult<Json<crate::game::GameView>> {
     let game = find_game(&state, &id)?;
-    blocking(&state, move |s| {
+    blocking(&state, move |_, db| {
         let mut g = lock(&game);
         g.pass().map_err(move_error)?;
-        deal_clue(&s.engine, &mut g)?;
+        deal_clue(db, &mut g)?;
         Ok(Json(g.view()))
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_names_with_the_bound_port_are_this_server() {
+        let v4: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        for ok in [
+            "localhost:8080",
+            "LocalHost:8080",
+            "127.0.0.1:8080",
+            "[::1]:8080",
+        ] {
+            assert!(is_loopback_host(ok, v4), "{ok}");
+        }
+        for bad in [
+            "localhost",
+            "localhost:8081",
+            "evil.example:8080",
+            "127.0.0.1.evil.example:8080",
+            "localhost:8080:8080",
+            "[::1]",
+            "[::2]:8080",
+            "",
+            ":8080",
+        ] {
+            assert!(!is_loopback_host(bad, v4), "{bad}");
+        }
+        let other: SocketAddr = "127.0.0.2:80".parse().unwrap();
+        assert!(is_loopback_host("127.0.0.2", other));
+        assert!(is_loopback_host("localhost:80", other));
+        let v6: SocketAddr = "[::1]:9000".parse().unwrap();
+        assert!(is_loopback_host("[::1]:9000", v6));
+        assert!(!is_loopback_host("[::1]:9001", v6));
+    }
+
+    #[test]
+    fn long_words_are_shown_by_their_start_and_length() {
+        assert_eq!(shown("apple"), "\"apple\"");
+        let long = "é".repeat(100);
+        let s = shown(&long);
+        assert!(s.starts_with(&format!("\"{}\"…", "é".repeat(64))), "{s}");
+        assert!(s.ends_with("(100 characters)"), "{s}");
+        assert_eq!(shown("a\u{1b}b"), "\"a\\u{1b}b\"");
+    }
 }

@@ -1,11 +1,18 @@
 //! The one place where `clue-db serve` calls the query engine and the store.
 //!
-//! Every handler goes through [`Engine`], so a change of the query crate's API (new `Request`
-//! fields, new strategies) is one edit here. The functions are blocking (SQLite): the HTTP layer
-//! runs them on tokio's blocking pool.
+//! Every handler goes through [`Engine::with_db`], so a change of the query crate's API (new
+//! `Request` fields, new strategies) is one edit here. The functions are blocking (SQLite): the
+//! HTTP layer runs them on tokio's blocking pool.
+//!
+//! A build renames a new file over the database while the server runs. Each request looks at
+//! the path once and reads everything (covered terms, scores, relatedness) from the file it
+//! finds there: requests after the rename read the new file, a request in flight finishes on the
+//! old one, and no answer mixes the two (before, each worker thread kept the file it had first
+//! opened, and the covered terms were the first file's for ever).
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use query::Knowledge;
@@ -23,10 +30,86 @@ pub const DEFAULT_STRATEGY: &str = query::strategy::DEFAULT_STRATEGY;
 pub const STRATEGIES: &[&str] = &query::strategy::STRATEGIES;
 
 thread_local! {
-    /// This thread's open databases, by path. A rusqlite connection cannot be shared between
-    /// threads, and a `Store` cannot even move between them, so each thread of tokio's blocking
-    /// pool opens its own on first use (a few milliseconds) and keeps it while the thread lives.
-    static STORES: RefCell<Vec<(PathBuf, Store<'static>)>> = const { RefCell::new(Vec::new()) };
+    /// This thread's open databases: path, the file it opened, the store. A rusqlite
+    /// connection cannot be shared between threads, and a `Store` cannot even move between
+    /// them, so each thread of tokio's blocking pool opens its own on first use (a few
+    /// milliseconds), and again when another file has been renamed over the path.
+    static STORES: RefCell<Vec<(PathBuf, FileId, Store<'static>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Which file stands under a path. A build renames a new file over the database, which changes
+/// the inode (and the change time); size and modification time catch a file written in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId {
+    dev: u64,
+    ino: u64,
+    bytes: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+fn file_id(path: &Path) -> Result<FileId> {
+    let meta = std::fs::metadata(path).with_context(|| format!("examining {}", path.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Ok(FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            bytes: meta.len(),
+            modified_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            changed_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let modified_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        Ok(FileId {
+            dev: 0,
+            ino: 0,
+            bytes: meta.len(),
+            modified_ns,
+            changed_ns: modified_ns,
+        })
+    }
+}
+
+/// What is read once per database file rather than per request: its covered terms.
+#[derive(Debug)]
+pub struct Snapshot {
+    id: FileId,
+    /// The covered terms, sorted.
+    terms: Vec<String>,
+}
+
+impl Snapshot {
+    fn read(id: FileId, store: &Store<'static>, path: &Path) -> Result<Snapshot> {
+        let mut terms = Knowledge::card_words(store)
+            .with_context(|| format!("reading the card words of {}", path.display()))?;
+        terms.sort();
+        terms.dedup();
+        Ok(Snapshot { id, terms })
+    }
+
+    /// Every covered term (card word), sorted.
+    pub fn terms(&self) -> &[String] {
+        &self.terms
+    }
+
+    /// The file's size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.id.bytes
+    }
+
+    /// The file's modification time, in seconds since 1970.
+    pub fn modified(&self) -> i64 {
+        i64::try_from(self.id.modified_ns.div_euclid(1_000_000_000)).unwrap_or(0)
+    }
 }
 
 /// A board as a spymaster sees it, checked and normalised by the API layer.
@@ -46,25 +129,35 @@ pub struct SuggestQuery {
     pub assassin_margin: Option<f64>,
 }
 
-/// The database, opened read-only once per worker thread (see `STORES`).
+/// The database under a path, as it is now: each request runs on one snapshot of the file
+/// (see [`Engine::with_db`]), and a file renamed over the path is taken up by the next request.
 pub struct Engine {
     path: PathBuf,
-    /// The covered terms, sorted (read once: the database is read-only while served).
-    terms: Vec<String>,
+    /// The snapshot of the file most recently seen under the path.
+    current: Mutex<Arc<Snapshot>>,
 }
+
+/// How many times a request tries to open the file under the path when it keeps changing.
+const OPEN_TRIES: usize = 5;
 
 impl Engine {
     /// Opens the database and reads its covered terms; fails on a missing file or one that is
     /// not a clue-db database (the store's checks name the file).
     pub fn open(path: &Path) -> Result<Engine> {
+        let before = file_id(path);
+        // The store's checks name a missing or foreign file.
         let store = Store::open(path)?;
-        let mut terms = Knowledge::card_words(&store)
-            .with_context(|| format!("reading the card words of {}", path.display()))?;
-        terms.sort();
-        terms.dedup();
+        let id = file_id(path)?;
+        if before.ok() != Some(id) {
+            anyhow::bail!(
+                "{}: the file changed while it was being opened (a build finishing?): try again",
+                path.display()
+            );
+        }
+        let snapshot = Snapshot::read(id, &store, path)?;
         Ok(Engine {
             path: path.to_path_buf(),
-            terms,
+            current: Mutex::new(Arc::new(snapshot)),
         })
     }
 
@@ -73,9 +166,12 @@ impl Engine {
         &self.path
     }
 
-    /// Every covered term (card word), sorted.
-    pub fn terms(&self) -> &[String] {
-        &self.terms
+    /// The snapshot of the file most recently seen (a request reads the path again).
+    pub fn current(&self) -> Arc<Snapshot> {
+        self.current
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The strategy named `name` with its default parameters.
@@ -83,22 +179,88 @@ impl Engine {
         name.parse()
     }
 
-    /// Runs `f` on this thread's store of the database, opening it on first use. `f` must not
-    /// call back into the engine (the thread's stores are borrowed while it runs).
-    fn with_store<T>(&self, f: impl FnOnce(&Store<'static>) -> Result<T>) -> Result<T> {
-        STORES.with(|cell| {
-            let mut stores = cell
-                .try_borrow_mut()
-                .map_err(|_| anyhow::anyhow!("the engine was called from inside a query"))?;
-            let i = match stores.iter().position(|(p, _)| *p == self.path) {
-                Some(i) => i,
-                None => {
-                    stores.push((self.path.clone(), Store::open(&self.path)?));
-                    stores.len() - 1
-                }
-            };
-            f(&stores[i].1)
-        })
+    /// Runs `f` on the file under the path now: one store (this thread's, reopened if another
+    /// file was renamed over the path since it was opened) and the snapshot of that same file,
+    /// so every read of one request comes from one file. `f` must not call back into the engine
+    /// (the thread's stores are borrowed while it runs).
+    pub fn with_db<T, E>(&self, f: impl FnOnce(&Db<'_>) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<anyhow::Error>,
+    {
+        let mut f = Some(f);
+        for _ in 0..OPEN_TRIES {
+            let id = file_id(&self.path)?;
+            let done = STORES.with(|cell| -> Result<Option<Result<T, E>>> {
+                let mut stores = cell
+                    .try_borrow_mut()
+                    .map_err(|_| anyhow::anyhow!("the engine was called from inside a query"))?;
+                let found = stores.iter().position(|(p, _, _)| *p == self.path);
+                let i = match found {
+                    Some(i) if stores[i].1 == id => i,
+                    _ => {
+                        // Closes the file this thread had open, if any: a new one is in place.
+                        if let Some(i) = found {
+                            stores.swap_remove(i);
+                        }
+                        let store = Store::open(&self.path)?;
+                        // The file SQLite opened is the one `id` names if the path named it
+                        // both before and after (a renamed file changes the identity, and an
+                        // inode reused in between would carry other times).
+                        if file_id(&self.path)? != id {
+                            return Ok(None);
+                        }
+                        stores.push((self.path.clone(), id, store));
+                        stores.len() - 1
+                    }
+                };
+                let store = &stores[i].2;
+                let snapshot = self.snapshot(id, store)?;
+                let f = f
+                    .take()
+                    .ok_or_else(|| anyhow::anyhow!("a query ran twice"))?;
+                Ok(Some(f(&Db {
+                    store,
+                    snapshot: &snapshot,
+                })))
+            })?;
+            if let Some(result) = done {
+                return result;
+            }
+        }
+        Err(anyhow::anyhow!(
+            "{}: the file kept changing while it was being opened ({OPEN_TRIES} tries)",
+            self.path.display()
+        )
+        .into())
+    }
+
+    /// The snapshot of the file `id`, read from `store` (that file) unless it is the current one.
+    fn snapshot(&self, id: FileId, store: &Store<'static>) -> Result<Arc<Snapshot>> {
+        let current = self.current();
+        if current.id == id {
+            return Ok(current);
+        }
+        let snapshot = Arc::new(Snapshot::read(id, store, &self.path)?);
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = snapshot.clone();
+        Ok(snapshot)
+    }
+}
+
+/// One request's view of the database: a store and the snapshot of the same file.
+pub struct Db<'a> {
+    store: &'a Store<'static>,
+    snapshot: &'a Snapshot,
+}
+
+impl Db<'_> {
+    /// The file's snapshot (terms, size, time).
+    pub fn snapshot(&self) -> &Snapshot {
+        self.snapshot
+    }
+
+    /// Every covered term (card word), sorted.
+    pub fn terms(&self) -> &[String] {
+        &self.snapshot.terms
     }
 
     /// What `clue-db suggest --json` answers for this board.
@@ -114,22 +276,19 @@ impl Engine {
             assassin: q.assassin_margin,
             ..Margins::default()
         });
-        self.with_store(|store| {
-            let board = req.board_words();
-            let lexicon = StoreLexicon::new(store);
-            let legality = Legality::new(&board, &lexicon).with_given(&req.given);
-            let ranked = strategy.suggest(store, &req, &legality)?;
-            Ok(Answer::new(strategy.name(), ranked))
-        })
+        let store = self.store;
+        let board = req.board_words();
+        let lexicon = StoreLexicon::new(store);
+        let legality = Legality::new(&board, &lexicon).with_given(&req.given);
+        let ranked = strategy.suggest(store, &req, &legality)?;
+        Ok(Answer::new(strategy.name(), ranked))
     }
 
     /// The evidence behind the clue's score with each term (`clue-db explain`).
     pub fn explain(&self, clue: &str, terms: &[String]) -> Result<(Vec<Explained>, Vec<String>)> {
-        self.with_store(|store| {
-            let found = query::store_knowledge::explain(store, clue, terms)?;
-            let warnings = query::store_knowledge::clue_warning(store, clue)?;
-            Ok((found, warnings.into_iter().collect()))
-        })
+        let found = query::store_knowledge::explain(self.store, clue, terms)?;
+        let warnings = query::store_knowledge::clue_warning(self.store, clue)?;
+        Ok((found, warnings.into_iter().collect()))
     }
 
     /// The guesser's ranking of `words` for a clue (`clue-db guess`).
@@ -140,17 +299,15 @@ impl Engine {
         words: &[String],
         floor: f64,
     ) -> Result<Vec<game::Guess>> {
-        self.with_store(|store| {
-            OwnGuesser {
-                knowledge: store,
-                params: GuessParams { floor },
-            }
-            .guess(clue, count, words)
-        })
+        OwnGuesser {
+            knowledge: self.store,
+            params: GuessParams { floor },
+        }
+        .guess(clue, count, words)
     }
 
     /// A seeded 9/8/7/1 board of covered terms, the one `clue-db play --seed` deals.
     pub fn board(&self, seed: u64) -> Result<Board> {
-        Board::random(&self.terms, seed)
+        Board::random(&self.snapshot.terms, seed)
     }
 }

@@ -9,12 +9,14 @@
 
 mod api;
 pub mod client;
+mod conn;
 pub mod engine;
 pub mod game;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use tokio::sync::Semaphore;
@@ -29,6 +31,15 @@ pub struct Config {
     pub host: IpAddr,
     /// 0 picks a free port.
     pub port: u16,
+    /// How long a client may take to send a request's head, counted from its connection or its
+    /// previous answer: so also how long a kept-alive connection may stay idle.
+    pub head_timeout: Duration,
+    /// How long a client may take to send a request's body, counted from its head.
+    pub body_timeout: Duration,
+    /// The most connections open at once (lowered to fit the limit of open files).
+    pub max_connections: usize,
+    /// How long Ctrl-C or SIGTERM waits for the requests in flight before it closes them.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for Config {
@@ -37,6 +48,10 @@ impl Default for Config {
             db: PathBuf::from("db/clues.sqlite"),
             host: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 8080,
+            head_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            max_connections: 512,
+            shutdown_grace: Duration::from_secs(5),
         }
     }
 }
@@ -46,6 +61,7 @@ pub struct Server {
     listener: std::net::TcpListener,
     state: Arc<api::AppState>,
     addr: SocketAddr,
+    limits: conn::Limits,
 }
 
 impl Server {
@@ -60,6 +76,8 @@ impl Server {
             .set_nonblocking(true)
             .context("making the listening socket non-blocking")?;
         let addr = listener.local_addr().context("reading the bound address")?;
+        let max_connections =
+            conn::connection_cap(config.max_connections, conn::raise_open_file_limit());
         let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
         let state = Arc::new(api::AppState {
             engine,
@@ -71,11 +89,20 @@ impl Server {
             ),
             // Queries are CPU-bound: a few more than the cores keeps them busy while SQLite waits.
             permits: Semaphore::new(workers * 2),
+            body_timeout: config.body_timeout,
+            addr,
+            loopback: addr.ip().is_loopback(),
+            max_connections,
         });
         Ok(Server {
             listener,
             state,
             addr,
+            limits: conn::Limits {
+                head_timeout: config.head_timeout,
+                max_connections,
+                shutdown_grace: config.shutdown_grace,
+            },
         })
     }
 
@@ -95,23 +122,52 @@ impl Server {
 
     /// How many covered terms the database has.
     pub fn terms(&self) -> usize {
-        self.state.engine.terms().len()
+        self.state.engine.current().terms().len()
     }
 
-    /// Serves until Ctrl-C or SIGTERM, then finishes the requests in flight.
+    /// Whether only this machine can reach the server (it is bound to a loopback address).
+    /// The server has no authentication: the caller warns when this is false.
+    pub fn is_loopback(&self) -> bool {
+        self.state.loopback
+    }
+
+    /// Serves until Ctrl-C or SIGTERM, then closes idle connections at once and gives the
+    /// requests in flight [`Config::shutdown_grace`] to finish (a second signal ends that wait).
     pub fn run(self) -> Result<()> {
+        self.run_until(shutdown)
+    }
+
+    /// Serves until `stop()` resolves, then shuts down as [`Server::run`] does (the wait for
+    /// requests in flight ends early if a second `stop()` resolves). Returns once every
+    /// connection is closed, or the grace period is over.
+    pub fn run_until<F>(self, stop: impl Fn() -> F) -> Result<()>
+    where
+        F: std::future::Future<Output = ()>,
+    {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .context("starting the async runtime")?;
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(self.listener)
+        let Server {
+            listener,
+            state,
+            limits,
+            ..
+        } = self;
+        let left = runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)
                 .context("handing the socket to the runtime")?;
-            axum::serve(listener, api::router(self.state))
-                .with_graceful_shutdown(shutdown())
-                .await
-                .context("serving HTTP")
-        })
+            anyhow::Ok(conn::serve(listener, api::router(state), limits, stop).await)
+        })?;
+        if left > 0 {
+            eprintln!(
+                "clue-db serve: closed {left} connection(s) whose request was still running after {} s",
+                limits.shutdown_grace.as_secs_f64()
+            );
+        }
+        // A query still running on the blocking pool is not waited for past the grace period.
+        runtime.shutdown_timeout(Duration::from_millis(500));
+        Ok(())
     }
 }
 
