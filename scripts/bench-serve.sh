@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
 # `clue-db serve` under load: requests per second and latency of POST /api/suggest with 8
 # concurrent clients for 10 s, each on one kept-alive loopback connection, by the Rust load
-# generator `crates/serve/examples/load.rs`. Called by `scripts/bench.sh` with its database;
-# alone: `bash scripts/bench-serve.sh [DB]` (default db/clues.sqlite, from `make pipeline`).
+# generator `crates/serve/examples/load.rs`; then the same beside 300 idle connections that sent
+# half a request head (issue 22's attack, replaced as the server closes them), with the
+# server's peak memory (VmHWM). Called by `scripts/bench.sh` with its database; alone:
+# `bash scripts/bench-serve.sh [DB]` (default db/clues.sqlite, from `make pipeline`).
 #
 # Settings (environment):
 #   BENCH_CLIENTS   concurrent clients            (default 8)
 #   BENCH_SECONDS   seconds of load               (default 10)
 #   BENCH_SEED      seed of the boards            (default 1)
+#   BENCH_IDLE      idle half-sent connections    (default 300)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-BIN=target/release/clue-db
+BIN=${CARGO_TARGET_DIR:-target}/release/clue-db
 DB=${1:-db/clues.sqlite}
 CLIENTS=${BENCH_CLIENTS:-8}
 SECONDS_OF_LOAD=${BENCH_SECONDS:-10}
 SEED=${BENCH_SEED:-1}
+IDLE=${BENCH_IDLE:-300}
 
 die() { echo "bench-serve: $*" >&2; exit 1; }
 [ -x "$BIN" ] || die "$BIN not found: build it first (\`make bench\` does, or \`cargo build --release\`)"
@@ -42,3 +46,7 @@ echo "machine: $(nproc) cores; server and clients on this machine, over loopback
 for strategy in relatedness threshold herfindahl; do
     "$LOAD" "$URL" --clients "$CLIENTS" --seconds "$SECONDS_OF_LOAD" --seed "$SEED" --strategy "$strategy"
 done
+echo
+echo "beside $IDLE idle connections with half a request head sent (the server's head timeout is 10 s):"
+"$LOAD" "$URL" --clients "$CLIENTS" --seconds "$SECONDS_OF_LOAD" --seed "$SEED" --strategy relatedness \
+    --idle "$IDLE" --server-pid "$SERVER"

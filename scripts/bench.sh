@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: reader throughput, pipeline stage times, PageRank speed, `suggest` latency and
-# `clue-db serve` throughput.
+# `clue-db serve` throughput (alone, and beside 300 idle half-sent connections, with its peak
+# memory).
 # Prints tables only; writes nothing outside one mktemp folder, which is removed on exit.
 # What each figure means and how it is taken: scripts/README.md.
 #
@@ -303,5 +304,5 @@ done
 printf '%-12s %s\n' "(start-up)" "$(stats "$TMP/start.ms")"
 
 # ---------------------------------------------------------------------------------------------
-section "4. Serve: \`clue-db serve\`, POST /api/suggest under concurrent clients (scripts/bench-serve.sh)"
+section "4. Serve: \`clue-db serve\`, POST /api/suggest under concurrent clients, then beside 300 idle half-sent connections (scripts/bench-serve.sh)"
 bash scripts/bench-serve.sh "$DB"

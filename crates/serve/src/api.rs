@@ -416,7 +416,8 @@ fn clue_word(raw: &str) -> ApiResult<String> {
     let c = normalize_word(raw);
     if c.chars().count() > MAX_WORD_CHARS || !is_word(&c) {
         return Err(ApiError::bad(format!(
-            "{raw:?} is not a clue: a clue is one word of letters"
+            "{} is not a clue: a clue is one word of letters",
+            shown(raw)
         )));
     }
     Ok(c)
@@ -429,7 +430,8 @@ fn no_repeats(lists: &[(&str, &[String])]) -> ApiResult<()> {
         for w in *words {
             if let Some(first) = seen.insert(w, field) {
                 return Err(ApiError::bad(format!(
-                    "{w:?} is given twice ({first} and {field}); a card is on the board once"
+                    "{} is given twice ({first} and {field}); a card is on the board once",
+                    shown(w)
                 )));
             }
         }
@@ -459,7 +461,7 @@ fn covered(terms: &[String], words: &[&String]) -> ApiResult<()> {
         .map(|u| {
             format!(
                 "{} (closest: {})",
-                u["word"],
+                shown(u["word"].as_str().unwrap_or_default()),
                 u["closest"]
                     .as_array()
                     .map(|a| a
@@ -564,7 +566,10 @@ async fn suggest(
     for g in &b.given {
         match clue_word(g) {
             Ok(c) => given.push(c),
-            Err(_) => warnings.push(format!("given {g:?} is not a clue word and was ignored")),
+            Err(_) => warnings.push(format!(
+                "given {} is not a clue word and was ignored",
+                shown(g)
+            )),
         }
     }
     let strategy = strategy(b.strategy.as_deref())?;
@@ -664,7 +669,9 @@ async fn guess(
     }
     if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
         return Err(ApiError::bad(format!(
-            "the clue {clue:?} is the card {card:?}: a clue is never a board word"
+            "the clue {} is the card {}: a clue is never a board word",
+            shown(&clue),
+            shown(&card)
         )));
     }
     let (c, count) = (clue.clone(), b.count);
@@ -696,12 +703,31 @@ fn clock_seed() -> u64 {
         % 1_000_000
 }
 
-/// A seeded board with every colour (for assist mode: a generated board to edit).
+/// A seeded board with every colour (for assist mode: a generated board to edit). Never the
+/// board of a game being played: its seed is on the page, and the colours would give the game
+/// away (refused with 403 for a seed asked for; another seed is drawn for one from the clock).
 async fn board(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<Value>> {
-    let seed = b.seed.unwrap_or_else(clock_seed);
+    let seed = match b.seed {
+        Some(seed) if state.games.playing_seed(seed) => {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "seed {seed} deals the board of a game being played: its colours are shown when that game ends"
+                ),
+            ));
+        }
+        Some(seed) => seed,
+        None => {
+            let mut seed = clock_seed();
+            while state.games.playing_seed(seed) {
+                seed = (seed + 1) % 1_000_000;
+            }
+            seed
+        }
+    };
     blocking(&state, move |_, db| {
         let board = db
             .board(seed)
@@ -770,7 +796,8 @@ fn find_game(state: &AppState, id: &str) -> ApiResult<Arc<Mutex<Game>>> {
         ApiError::new(
             StatusCode::NOT_FOUND,
             format!(
-                "no game {id:?} (games are kept in memory, at most {}; start a new one)",
+                "no game {} (games are kept in memory, at most {}; start a new one)",
+                shown(id),
                 Games::CAPACITY
             ),
         )

@@ -153,7 +153,8 @@ fn read_line(reader: &mut impl BufRead) -> io::Result<String> {
     Ok(line.trim_end_matches(['\r', '\n']).to_string())
 }
 
-fn read_response(reader: &mut impl BufRead) -> io::Result<Response> {
+/// Reads one response from `reader`.
+pub fn read_response(reader: &mut impl BufRead) -> io::Result<Response> {
     let status_line = read_line(reader)?;
     let status = status_line
         .split(' ')

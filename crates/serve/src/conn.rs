@@ -222,7 +222,13 @@ impl Conns {
 }
 
 /// The answer to a connection over the cap when every connection has a request in flight.
-const FULL: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 86\r\n\r\n{\"error\":\"the server is at its cap of connections, all of them busy: try again shortly\"}";
+fn full_answer() -> String {
+    let body = r#"{"error":"the server is at its cap of connections, all of them busy: try again shortly"}"#;
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
 
 /// Serves `router` on `listener` until `stop` resolves, then closes idle connections at once
 /// and gives those with a request in flight `limits.shutdown_grace` to finish (a second `stop`
@@ -244,6 +250,7 @@ where
         .header_read_timeout(limits.head_timeout)
         .max_buf_size(MAX_HEAD_BYTES);
     let service = TowerToHyperService::new(router);
+    let full = full_answer();
     {
         let mut first_stop = pin!(stop());
         loop {
@@ -263,7 +270,7 @@ where
             if conns.len() >= limits.max_connections && !conns.close_longest_idle() {
                 // A fresh socket's send buffer is empty: this write does not wait.
                 if let Ok(stream) = stream.into_std() {
-                    let _ = (&stream).write(FULL);
+                    let _ = (&stream).write(full.as_bytes());
                 }
                 continue;
             }
@@ -381,6 +388,18 @@ impl HttpBody for BusyBody {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_answer_at_the_cap_is_whole_json() {
+        let full = full_answer();
+        let r = crate::client::read_response(&mut full.as_bytes()).unwrap();
+        assert_eq!(r.status, 503);
+        assert!(r.json().unwrap()["error"].is_string());
+        assert_eq!(
+            r.body.len(),
+            full.len() - full.find("\r\n\r\n").unwrap() - 4
+        );
+    }
 
     #[test]
     fn the_cap_leaves_open_files_for_the_rest_of_the_process() {

@@ -428,6 +428,18 @@ impl Games {
         Some(entry.0.clone())
     }
 
+    /// Whether a game still being played was dealt from `seed` (its board's colours are then
+    /// not to be served).
+    pub fn playing_seed(&self, seed: u64) -> bool {
+        // The games are locked one by one after the map is released, as the handlers do.
+        let games: Vec<Arc<Mutex<Game>>> =
+            self.lock().map.values().map(|(g, _)| g.clone()).collect();
+        games.iter().any(|g| {
+            let g = g.lock().unwrap_or_else(|e| e.into_inner());
+            g.seed == seed && g.status() == Status::Playing
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.lock().map.len()
     }

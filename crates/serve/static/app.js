@@ -92,6 +92,8 @@ function selectTab(name) {
   }
   if (location.hash !== `#${name}`) history.replaceState(null, '', `#${name}`);
   if (name === 'assist') assist.refresh();
+  // Words are measured only while their grid is shown.
+  else fitWords($('#play-grid'));
 }
 for (const t of ['play', 'assist']) $(`#tab-${t}`).addEventListener('click', () => selectTab(t));
 $('.tabs').addEventListener('keydown', (ev) => {
@@ -99,6 +101,25 @@ $('.tabs').addEventListener('keydown', (ev) => {
   const next = $('#tab-play').getAttribute('aria-selected') === 'true' ? 'assist' : 'play';
   selectTab(next);
   $(`#tab-${next}`).focus();
+});
+
+// Shrinks each card word wider than its card (SHAKESPEARE on a phone) until it fits, rather
+// than let it break inside the word; again when the window changes size.
+function fitWords(grid) {
+  for (const w of grid.querySelectorAll('.card .word')) {
+    w.style.fontSize = '';
+    let size = parseFloat(getComputedStyle(w).fontSize);
+    while (w.scrollWidth > w.clientWidth && size > 6) {
+      size -= 0.5;
+      w.style.fontSize = `${size}px`;
+    }
+  }
+}
+let fitPending = false;
+window.addEventListener('resize', () => {
+  if (fitPending) return;
+  fitPending = true;
+  requestAnimationFrame(() => { fitPending = false; fitWords($('#play-grid')); });
 });
 
 // Arrow keys move between the cards of a 5-wide grid.
@@ -191,6 +212,7 @@ const play = {
       }, el('span', { class: 'word', text: c.word }), c.role ? badge(c.role) : null);
       return b;
     }));
+    fitWords(grid);
     if (focused) {
       const again = grid.querySelector(`[data-word="${CSS.escape(focused)}"]`);
       if (again) again.focus();

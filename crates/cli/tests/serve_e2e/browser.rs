@@ -1,8 +1,8 @@
 //! The page in a real browser: headless Chromium (Debian's `chromium`) driven over the
 //! DevTools protocol. It plays a turn by clicking cards, checks the colours and the clue panel,
-//! moves by keyboard, checks the phone-width layout, switches to assist mode, enters a board
-//! with a misspelt word, takes the closest word offered, and waits for a suggestion. It saves the
-//! README's screenshot, `docs/serve.png`.
+//! moves by keyboard, checks the phone-width layout (no card word broken inside a word),
+//! switches to assist mode, enters a board with a misspelt word, takes the closest word offered,
+//! and waits for a suggestion. It saves the README's screenshot, `docs/serve.png`.
 //!
 //! Without Chromium the test is skipped with a message, unless `CI` is set: CI must run it
 //! (`.ci/run` installs the package).
@@ -21,6 +21,11 @@ const HEIGHT: u32 = 760;
 
 fn js_str(s: &str) -> String {
     serde_json::to_string(s).unwrap()
+}
+
+/// The length of the longest word of a card (`scuba diver`: 5).
+fn longest_word(card: &str) -> usize {
+    card.split(' ').map(str::len).max().unwrap_or(0)
 }
 
 #[test]
@@ -166,6 +171,57 @@ fn the_page_plays_a_turn_and_assists_in_headless_chromium() {
         "document.documentElement.scrollWidth <= window.innerWidth + 1 && document.querySelector('#play-grid').getBoundingClientRect().right <= window.innerWidth",
     );
     assert_eq!(fits, json!(true), "the page fits a phone's width");
+    // No card word is broken inside a word (SHAKESP|EARE, SNOWMA|N): a long word is shrunk to
+    // fit its card. On a board dealt for its longest words (no game is played on its seed).
+    let (seed, longest) = (100..300)
+        .map(|seed| {
+            let b = client::post_json(served.addr, "/api/board", &json!({"seed": seed}))
+                .unwrap()
+                .json()
+                .unwrap();
+            let longest = b["cards"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["word"].as_str().unwrap().to_string())
+                .max_by_key(|w| longest_word(w))
+                .unwrap();
+            (seed, longest)
+        })
+        .max_by_key(|(_, w)| longest_word(w))
+        .unwrap();
+    assert!(longest_word(&longest) >= 9, "a long word to fit: {longest}");
+    page.eval(&format!("document.querySelector('#seed').value = '{seed}'"));
+    page.click("#new-game");
+    let card = format!("#play-grid button.card[data-word={}]", js_str(&longest));
+    page.wait_for(
+        &format!("document.querySelector({}) !== null", js_str(&card)),
+        20,
+    );
+    let broken = page.eval(
+        "(() => {
+            const bad = [];
+            for (const span of document.querySelectorAll('#play-grid .card .word')) {
+                const text = span.firstChild;
+                let at = 0;
+                for (const w of span.textContent.split(' ')) {
+                    const r = document.createRange();
+                    r.setStart(text, at);
+                    r.setEnd(text, at + w.length);
+                    const lines = new Set([...r.getClientRects()].map((q) => Math.round(q.top)));
+                    if (lines.size > 1) bad.push(`${w} (broken over ${lines.size} lines)`);
+                    at += w.length + 1;
+                }
+                if (span.scrollWidth > span.clientWidth + 1) bad.push(`${span.textContent} (wider than its card)`);
+            }
+            return bad;
+        })()",
+    );
+    assert_eq!(
+        broken,
+        json!([]),
+        "card words at 390 px, {longest:?} among them"
+    );
     // Kept for a look, outside the repository.
     let scratch = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     std::fs::write(scratch.join("serve-phone.png"), page.screenshot()).unwrap();

@@ -1,6 +1,7 @@
 //! What a hostile client, a hostile page or a rebuild under the server's feet tried (issue 22):
 //! idle and half-sent connections by the score, Ctrl-C while one is held, a database renamed
-//! over the served one, requests naming another host or origin.
+//! over the served one, requests naming another host or origin, a game's colours asked for by
+//! its seed, and words of 16 KB.
 
 use crate::common::{clue_db, utf8};
 use crate::{Served, Start, db};
@@ -314,4 +315,53 @@ fn requests_naming_another_host_or_coming_from_another_origin_are_refused() {
         )
         .unwrap();
     assert_eq!(r.status, 403, "{}", r.text());
+}
+
+#[test]
+fn a_games_colours_are_never_served_while_it_is_played_and_long_words_are_cut() {
+    let s = Served::start(db());
+    let g = json_of(&post(&s, "/api/new-game", json!({"seed": 5})), 200);
+    let id = g["id"].as_str().unwrap().to_string();
+    // Its seed is on the page: the board endpoint would deal the same board, colours shown.
+    let r = post(&s, "/api/board", json!({"seed": 5}));
+    let v = json_of(&r, 403);
+    assert!(v.get("cards").is_none(), "{v}");
+    assert!(v["error"].as_str().unwrap().contains("being played"), "{v}");
+    // Another seed is served; and the seed once the game is over (lost by passing: blue
+    // reveals one card a turn).
+    json_of(&post(&s, "/api/board", json!({"seed": 6})), 200);
+    let mut game = g;
+    while game["status"] == "playing" {
+        game = json_of(&post(&s, &format!("/api/game/{id}/pass"), json!({})), 200);
+    }
+    let b = json_of(&post(&s, "/api/board", json!({"seed": 5})), 200);
+    assert_eq!(b["cards"].as_array().unwrap().len(), 25);
+
+    // A 16 KB word is echoed by its start and its length, never whole.
+    let long = "x".repeat(16_000);
+    let v = json_of(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": ["apple"], "given": [long]}),
+        ),
+        200,
+    );
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{v}");
+    let w = warnings[0].as_str().unwrap();
+    assert!(
+        w.len() < 200 && w.contains("(16000 characters)") && w.contains('…'),
+        "{w}"
+    );
+    for (path, body) in [
+        ("/api/explain", json!({"clue": long, "terms": ["apple"]})),
+        ("/api/guess", json!({"clue": long, "board": ["apple"]})),
+        (&format!("/api/game/{long}/pass") as &str, json!({})),
+    ] {
+        let r = post(&s, path, body);
+        assert!(r.status == 400 || r.status == 404, "{path}: {}", r.status);
+        let e = r.json().unwrap()["error"].as_str().unwrap().to_string();
+        assert!(e.len() < 300 && e.contains("(16000 characters)"), "{e}");
+    }
 }
