@@ -5,9 +5,9 @@
 use crate::legality::Lexicon;
 use crate::{ClueWords, Knowledge, TopScores};
 use anyhow::{Context, Result, bail};
-use std::cell::{OnceCell, RefCell};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use store::Store;
 
 /// Names the table a read failed on (a tampered column reads as "Invalid column type Text at
@@ -77,16 +77,29 @@ impl Knowledge for Store<'_> {
 
 /// A card's row from `cache`, read once with `read`.
 fn cached(
-    cache: &RefCell<HashMap<String, Option<Arc<[f32]>>>>,
+    cache: &Mutex<HashMap<String, Option<Arc<[f32]>>>>,
     card: &str,
     read: impl FnOnce() -> Result<Option<Arc<[f32]>>>,
 ) -> Result<Option<Arc<[f32]>>> {
-    if let Some(v) = cache.borrow().get(card) {
+    let lock = || cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(v) = lock().get(card) {
         return Ok(v.clone());
     }
     let v = read()?;
-    cache.borrow_mut().insert(card.to_string(), v.clone());
+    lock().insert(card.to_string(), v.clone());
     Ok(v)
+}
+
+/// What a [`StoreKnowledge`] keeps after the first read: the clue words, the best scores, each
+/// card's relatedness and reading. One file's cache can be shared by many `StoreKnowledge`s on
+/// many threads (`clue-db serve` keeps one per database file, so a request does not read the
+/// 16,000 clue words again: ~25 ms), as long as they all read that same file.
+#[derive(Default)]
+pub struct KnowledgeCache {
+    clue_words: OnceLock<Arc<ClueWords>>,
+    top_scores: OnceLock<Arc<TopScores>>,
+    vectors: Mutex<HashMap<String, Option<Arc<[f32]>>>>,
+    readings: Mutex<HashMap<String, Option<Arc<[f32]>>>>,
 }
 
 /// The store as [`Knowledge`], keeping what a game or a benchmark reads again and again (the
@@ -95,12 +108,12 @@ pub struct StoreKnowledge<'s> {
     store: &'s Store<'s>,
     /// The legality rule's lexicon over the same store, its caches kept from query to query.
     lexicon: StoreLexicon<'s>,
-    clue_words: OnceCell<Arc<ClueWords>>,
-    top_scores: OnceCell<Arc<TopScores>>,
+    cache: Arc<KnowledgeCache>,
     /// Boards whose unknown-card risk was read by a query of its own.
     risk_reads: std::cell::Cell<usize>,
-    vectors: RefCell<HashMap<String, Option<Arc<[f32]>>>>,
-    readings: RefCell<HashMap<String, Option<Arc<[f32]>>>>,
+    /// Whether the best scores are read once and kept from the first board on (a shared
+    /// cache outlives this knowledge: a server's requests).
+    keep_tops: bool,
 }
 
 impl<'s> StoreKnowledge<'s> {
@@ -108,11 +121,19 @@ impl<'s> StoreKnowledge<'s> {
         StoreKnowledge {
             store,
             lexicon: StoreLexicon::new(store),
-            clue_words: OnceCell::new(),
-            top_scores: OnceCell::new(),
+            cache: Arc::default(),
             risk_reads: Default::default(),
-            vectors: RefCell::default(),
-            readings: RefCell::default(),
+            keep_tops: false,
+        }
+    }
+    /// Reads through `cache`, which must have been filled from the same database file only,
+    /// and keeps the best scores in it from the first board that needs them (they outlive this
+    /// knowledge, so the one read pays off).
+    pub fn with_cache(store: &'s Store<'s>, cache: Arc<KnowledgeCache>) -> StoreKnowledge<'s> {
+        StoreKnowledge {
+            cache,
+            keep_tops: true,
+            ..StoreKnowledge::new(store)
         }
     }
     pub fn store(&self) -> &'s Store<'s> {
@@ -135,17 +156,17 @@ impl Knowledge for StoreKnowledge<'_> {
         self.store.terms()
     }
     fn clue_words(&self) -> Result<Arc<ClueWords>> {
-        if let Some(c) = self.clue_words.get() {
+        if let Some(c) = self.cache.clue_words.get() {
             return Ok(c.clone());
         }
         let c = Knowledge::clue_words(self.store)?;
-        Ok(self.clue_words.get_or_init(|| c).clone())
+        Ok(self.cache.clue_words.get_or_init(|| c).clone())
     }
     /// One query per board while few boards have asked (a whole `suggest` process: one pass
     /// of SQL, ~20 ms); from the fourth, the best scores are read once and kept (games,
     /// benchmarks: then each board costs a pass over the kept scores).
     fn unknown_risk(&self, pos: &[String]) -> Result<crate::threshold::ClueMap> {
-        if self.top_scores.get().is_none() && self.risk_reads.get() < 3 {
+        if !self.keep_tops && self.cache.top_scores.get().is_none() && self.risk_reads.get() < 3 {
             self.risk_reads.set(self.risk_reads.get() + 1);
             return Knowledge::unknown_risk(self.store, pos);
         }
@@ -153,14 +174,14 @@ impl Knowledge for StoreKnowledge<'_> {
         Ok(crate::threshold::risk_from_tops(&tops, pos))
     }
     fn top_scores(&self) -> Result<Arc<TopScores>> {
-        if let Some(t) = self.top_scores.get() {
+        if let Some(t) = self.cache.top_scores.get() {
             return Ok(t.clone());
         }
         let t = Knowledge::top_scores(self.store)?;
-        Ok(self.top_scores.get_or_init(|| t).clone())
+        Ok(self.cache.top_scores.get_or_init(|| t).clone())
     }
     fn relatedness(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
-        cached(&self.vectors, card, || {
+        cached(&self.cache.vectors, card, || {
             Knowledge::relatedness(self.store, card)
         })
     }
@@ -170,7 +191,7 @@ impl Knowledge for StoreKnowledge<'_> {
     }
 
     fn reading(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
-        cached(&self.readings, card, || {
+        cached(&self.cache.readings, card, || {
             Knowledge::reading(self.store, card)
         })
     }
@@ -500,7 +521,26 @@ mod tests {
         for _ in 0..5 {
             assert_eq!(k.unknown_risk(&pos).unwrap(), want);
         }
-        assert!(k.top_scores.get().is_some(), "kept after a few boards");
+        assert!(
+            k.cache.top_scores.get().is_some(),
+            "kept after a few boards"
+        );
+        // A shared cache keeps the best scores from the first board, for every knowledge that
+        // reads through it (a server's requests).
+        let cache = Arc::new(KnowledgeCache::default());
+        let first = StoreKnowledge::with_cache(&store, cache.clone());
+        assert_eq!(first.unknown_risk(&pos).unwrap(), want);
+        assert!(
+            cache.top_scores.get().is_some(),
+            "kept from the first board"
+        );
+        drop(first);
+        let second = StoreKnowledge::with_cache(&store, cache.clone());
+        assert!(Arc::ptr_eq(
+            &second.top_scores().unwrap(),
+            cache.top_scores.get().unwrap()
+        ));
+        assert_eq!(second.unknown_risk(&pos).unwrap(), want);
         // No team card: every clue's best.
         assert_eq!(k.unknown_risk(&[]).unwrap().get("fruit"), Some(&0.9));
         assert_eq!(

@@ -19,7 +19,7 @@ use query::Knowledge;
 use query::game::{self, Answer, Board, GuessParams, Request, Strategy, StrategyKind};
 use query::guesser::{Guesser, OwnGuesser};
 use query::legality::Legality;
-use query::store_knowledge::{Explained, StoreLexicon};
+use query::store_knowledge::{Explained, KnowledgeCache, StoreKnowledge};
 use query::strategy::Margins;
 use store::Store;
 
@@ -79,12 +79,14 @@ fn file_id(path: &Path) -> Result<FileId> {
     }
 }
 
-/// What is read once per database file rather than per request: its covered terms.
-#[derive(Debug)]
+/// What is read once per database file rather than per request: its covered terms, and what
+/// the strategies read again on every board (the clue words, each card's relatedness), kept
+/// after the first request that reads them.
 pub struct Snapshot {
     id: FileId,
     /// The covered terms, sorted.
     terms: Vec<String>,
+    cache: Arc<KnowledgeCache>,
 }
 
 impl Snapshot {
@@ -93,7 +95,11 @@ impl Snapshot {
             .with_context(|| format!("reading the card words of {}", path.display()))?;
         terms.sort();
         terms.dedup();
-        Ok(Snapshot { id, terms })
+        Ok(Snapshot {
+            id,
+            terms,
+            cache: Arc::default(),
+        })
     }
 
     /// Every covered term (card word), sorted.
@@ -253,6 +259,11 @@ pub struct Db<'a> {
 }
 
 impl Db<'_> {
+    /// The store read through this file's cache.
+    fn knowledge(&self) -> StoreKnowledge<'_> {
+        StoreKnowledge::with_cache(self.store, self.snapshot.cache.clone())
+    }
+
     /// The file's snapshot (terms, size, time).
     pub fn snapshot(&self) -> &Snapshot {
         self.snapshot
@@ -276,11 +287,10 @@ impl Db<'_> {
             assassin: q.assassin_margin,
             ..Margins::default()
         });
-        let store = self.store;
+        let k = self.knowledge();
         let board = req.board_words();
-        let lexicon = StoreLexicon::new(store);
-        let legality = Legality::new(&board, &lexicon).with_given(&req.given);
-        let ranked = strategy.suggest(store, &req, &legality)?;
+        let legality = Legality::new(&board, k.lexicon()).with_given(&req.given);
+        let ranked = strategy.suggest(&k, &req, &legality)?;
         Ok(Answer::new(strategy.name(), ranked))
     }
 
@@ -300,7 +310,7 @@ impl Db<'_> {
         floor: f64,
     ) -> Result<Vec<game::Guess>> {
         OwnGuesser {
-            knowledge: self.store,
+            knowledge: &self.knowledge(),
             params: GuessParams { floor },
         }
         .guess(clue, count, words)
