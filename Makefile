@@ -25,7 +25,7 @@ OFFLINE_CORPORA = wikispeedia enwiki-sample enwiki-2015-wikiextractor
 comma := ,
 WIKIS = $(filter-out $(OFFLINE_CORPORA),$(subst $(comma), ,$(CORPUS)))
 
-.PHONY: build pipeline test lint fmt bench eval clean
+.PHONY: build pipeline test lint fmt bench bench-scale eval clean
 
 build:
 	$(CARGO) build --release
@@ -51,6 +51,14 @@ fmt:
 
 bench: build
 	bash scripts/bench.sh
+
+# The scale rehearsal (issue 23; not in CI nor in `make test`): synthetic corpora of 1×, 3× and
+# 10× the offline text with 6 M, 20 M and 60 M links, every stage as its own clue-db process,
+# wall time and peak memory of each (scripts/README.md). About an hour on 2 cores, ~25 GB in a
+# temporary folder. Settings: BENCH_SCALES, BENCH_LINKS, BENCH_SEED, BENCH_TMP (`--help`).
+bench-scale: build
+	$(CARGO) build --release -p bench --example scale
+	$(or $(CARGO_TARGET_DIR),target)/release/examples/scale --data $(SHARED) --bin $(BIN)
 
 # The clues judged from outside: 200 seeded games on all card words, every strategy, with our own
 # guesser and with two guessers trained elsewhere (GloVe, MiniLM: read by the guessers only, never
