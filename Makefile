@@ -49,8 +49,14 @@ lint:
 fmt:
 	$(CARGO) fmt --all
 
+# The benchmarks (not in CI nor in `make test`): readers, pipeline per corpus, `suggest` latency,
+# `clue-db serve` under load, four tables (scripts/README.md), in Rust: crates/bench's example
+# `bench`, beside the load generator and the PageRank example it runs. Settings: DATA,
+# BENCH_BOARDS, BENCH_PROCESS_BOARDS, BENCH_SEED, BENCH_MS_REPEAT, BENCH_IDLE, BENCH_CLIENTS,
+# BENCH_SECONDS, BENCH_SECTIONS, BENCH_DB (`--help`).
 bench: build
-	bash scripts/bench.sh
+	$(CARGO) build --release -p bench -p serve -p rank --example bench --example load --example pagerank_bench
+	$(or $(CARGO_TARGET_DIR),target)/release/examples/bench --bin $(BIN)
 
 # The scale rehearsal (issue 23; not in CI nor in `make test`): synthetic corpora of 1×, 3× and
 # 10× the offline text with 6 M, 20 M and 60 M links, every stage as its own clue-db process,
