@@ -173,7 +173,12 @@ fn run(a: Args) -> Result<()> {
         a.db.clone()
     };
     if wants(Section::Query) {
-        sections::query::run(&ctx, &db)?;
+        let what = if wants(Section::Pipeline) {
+            "of both corpora".to_string()
+        } else {
+            db.display().to_string()
+        };
+        sections::query::run(&ctx, &db, &what)?;
     }
     if wants(Section::Serve) {
         sections::serve::run(&ctx, &db)?;

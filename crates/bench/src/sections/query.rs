@@ -27,12 +27,14 @@ pub fn table_row(name: &str, ms: &[f64]) -> Result<String> {
     Ok(format!("{name:<12} {}", s.row()))
 }
 
-pub fn run(ctx: &Ctx, db: &Path) -> Result<()> {
+/// Times `suggest` on `db`, which `what` names in the section's title (`of both corpora` when
+/// the pipeline section built it).
+pub fn run(ctx: &Ctx, db: &Path, what: &str) -> Result<()> {
     let s = &ctx.settings;
-    section(
+    section(&format!(
         "3. Query: `suggest` latency on seeded random boards (red's view: 9 / 8 / 7 / 1), database \
-         of both corpora",
-    );
+         {what}"
+    ));
     let mut cmd = ctx.clue_db();
     cmd.args(["bench-suggest", "--boards", &s.boards.to_string()])
         .args(["--seed", &s.seed.to_string(), "--db"])
