@@ -25,7 +25,7 @@ OFFLINE_CORPORA = wikispeedia enwiki-sample enwiki-2015-wikiextractor
 comma := ,
 WIKIS = $(filter-out $(OFFLINE_CORPORA),$(subst $(comma), ,$(CORPUS)))
 
-.PHONY: build pipeline test lint fmt bench eval clean
+.PHONY: build pipeline test lint fmt bench bench-scale eval clean
 
 build:
 	$(CARGO) build --release
@@ -49,8 +49,22 @@ lint:
 fmt:
 	$(CARGO) fmt --all
 
+# The benchmarks (not in CI nor in `make test`): readers, pipeline per corpus, `suggest` latency,
+# `clue-db serve` under load, four tables (scripts/README.md), in Rust: crates/bench's example
+# `bench`, beside the load generator and the PageRank example it runs. Settings: DATA,
+# BENCH_BOARDS, BENCH_PROCESS_BOARDS, BENCH_SEED, BENCH_MS_REPEAT, BENCH_IDLE, BENCH_CLIENTS,
+# BENCH_SECONDS, BENCH_SECTIONS, BENCH_DB (`--help`).
 bench: build
-	bash scripts/bench.sh
+	$(CARGO) build --release -p bench -p serve -p rank --example bench --example load --example pagerank_bench
+	$(or $(CARGO_TARGET_DIR),target)/release/examples/bench --bin $(BIN)
+
+# The scale rehearsal (issue 23; not in CI nor in `make test`): synthetic corpora of 1×, 3× and
+# 10× the offline text with 6 M, 20 M and 60 M links, every stage as its own clue-db process,
+# wall time and peak memory of each (scripts/README.md). About an hour on 2 cores, ~25 GB in a
+# temporary folder. Settings: BENCH_SCALES, BENCH_LINKS, BENCH_SEED, BENCH_TMP (`--help`).
+bench-scale: build
+	$(CARGO) build --release -p bench --example scale
+	$(or $(CARGO_TARGET_DIR),target)/release/examples/scale --data $(SHARED) --bin $(BIN)
 
 # The clues judged from outside: 200 seeded games on all card words, every strategy, with our own
 # guesser and with two guessers trained elsewhere (GloVe, MiniLM: read by the guessers only, never

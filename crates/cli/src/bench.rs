@@ -3,7 +3,8 @@
 //! The database is opened and the covered terms are read once; each seeded random board is then
 //! answered by the very function `suggest` calls ([`answer`]), with `suggest`'s default `--top`,
 //! so the figures are the cost of one query without process start-up. `--print-boards` prints
-//! the same boards so `scripts/bench.sh` can time whole `clue-db suggest` processes on them.
+//! the same boards so `make bench` (`crates/bench`) can time whole `clue-db suggest` processes on
+//! them.
 //! `--answers` prints what each strategy answers instead, so that two databases (before and after
 //! a change of layout) can be shown to give the same clues with `diff`.
 
@@ -59,7 +60,8 @@ pub struct Latency {
 }
 
 /// The `p`-quantile (0 < p ≤ 1) of sorted values by the nearest-rank rule (the value at rank
-/// ⌈p·n⌉), which `scripts/bench.sh` uses too, so both tables compare. `None` when empty.
+/// ⌈p·n⌉), which `make bench` (`crates/bench/src/stats.rs`) uses too, so both tables compare.
+/// `None` when empty.
 pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
     let n = sorted.len();
     let rank = ((p * n as f64).ceil() as usize).clamp(1, n.max(1));

@@ -109,9 +109,11 @@ pub struct PipelineArgs {
     /// weigh more by default: `window + 1 − d` for words `d` apart).
     #[arg(long)]
     flat_window: bool,
-    /// relatedness: occurrences a word needs to be a clue word.
-    #[arg(long, default_value_t = pipeline::RelateParams::default().min_count)]
-    min_count: u64,
+    /// relatedness: occurrences a word needs to be a clue word [default: 5.11 per million
+    /// content tokens of the corpus, rounded, at least 200 (200 for the offline corpus); the
+    /// value used is in `meta`, relatedness.min_count].
+    #[arg(long)]
+    min_count: Option<u64>,
     /// relatedness: the largest share of all pages a clue word may occur on.
     #[arg(long, default_value_t = pipeline::RelateParams::default().max_page_share)]
     max_page_share: f64,
@@ -356,7 +358,10 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             } else {
                 pipeline::RelateWeighting::Linear
             },
-            min_count: a.min_count,
+            min_count: a.min_count.map_or(
+                pipeline::RelateParams::default().min_count,
+                pipeline::MinCount::Fixed,
+            ),
             max_page_share: a.max_page_share,
             dims: a.dims,
             sigma_power: a.sigma_power,

@@ -20,7 +20,7 @@ pub mod terms;
 
 use anyhow::Result;
 /// The relatedness stage's parameters (crate `relate`).
-pub use relate::{Params as RelateParams, Weighting as RelateWeighting};
+pub use relate::{MinCount, Params as RelateParams, Weighting as RelateWeighting};
 use std::time::Instant;
 use store::Build;
 

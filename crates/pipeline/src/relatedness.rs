@@ -98,7 +98,9 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     for t in types {
         all.merge(t);
     }
-    let mut vocab = Vocab::build_for(all.counts(), &cards, p.min_count, language);
+    // The clue words' floor, from the corpus's size unless given (see [`relate::MinCount`]).
+    let min_count = p.min_count.resolve(all.tokens);
+    let mut vocab = Vocab::build_for(all.counts(), &cards, min_count, language);
     times.push(("seconds_words", t.elapsed().as_secs_f64()));
 
     let t = Instant::now();
@@ -173,7 +175,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
             "no clue words: no word of the {} pages' text occurs --min-count {} times on at most \
              --max-page-share {} of the pages; lower --min-count, or build from more text",
             all.pages,
-            p.min_count,
+            min_count,
             p.max_page_share
         );
     }
@@ -263,7 +265,8 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("card_words_unseen", unseen.join(",")),
         ("window", p.window.to_string()),
         ("weighting", p.weighting.name().to_string()),
-        ("min_count", p.min_count.to_string()),
+        ("min_count", min_count.to_string()),
+        ("min_count_rule", p.min_count.rule()),
         ("max_page_share", p.max_page_share.to_string()),
         ("alpha", p.alpha.to_string()),
         ("dims", p.dims.to_string()),

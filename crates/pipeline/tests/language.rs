@@ -71,7 +71,7 @@ fn a_german_build_runs_every_stage_with_the_german_stemmer() {
         inputs,
         keep_all_neighbours: true,
         relate: RelateParams {
-            min_count: 1,
+            min_count: pipeline::MinCount::Fixed(1),
             dims: 4,
             max_page_share: 1.0,
             ..RelateParams::default()

@@ -45,7 +45,7 @@ impl Corpus {
             // Every word a clue word: a build without clue words fails (issue 22), and these
             // few pages hold no word 200 times.
             relate: pipeline::RelateParams {
-                min_count: 1,
+                min_count: pipeline::MinCount::Fixed(1),
                 ..Default::default()
             },
             ..Default::default()
@@ -235,6 +235,79 @@ fn an_irregular_inflection_in_a_clue_page_scores_for_its_term() {
     assert!(reader.evidence("struck", "strike").unwrap().is_none());
 }
 
+/// Issue 23, item 2: the clue words' floor follows the corpus's size unless it is given, and
+/// `meta` records the value used and how it was chosen. Computed by hand: the three pages hold
+/// 12 content tokens (bee 2, honey 3, flower 2, car 2, wheel 2, road 1).
+#[test]
+fn the_clue_words_floor_scales_with_the_corpus_unless_given() {
+    let pages = [
+        P("Bee", "Bee honey flower. Bee honey.", &[]),
+        P("Car", "Car wheel road. Car wheel.", &[]),
+        P("Honey", "Honey flower.", &[]),
+    ];
+    let run = |min_count: pipeline::MinCount| {
+        let mut c = Corpus::new(&pages, &["bee", "car"], &[]);
+        c.config.relate = pipeline::RelateParams {
+            min_count,
+            dims: 4,
+            ..Default::default()
+        };
+        c.run("terms");
+        let result = run_stage(&c.build, "relatedness", &c.config).map_err(|e| format!("{e:#}"));
+        let mut words: Vec<String> = match &result {
+            Ok(()) => c
+                .build
+                .reader()
+                .clue_words()
+                .unwrap()
+                .into_iter()
+                .map(|(w, _, _)| w)
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        words.sort();
+        (c, result, words)
+    };
+    use pipeline::MinCount::{Fixed, Scaled};
+    // 12 × 250,000 per million = 3: only honey is seen 3 times.
+    let (c, result, words) = run(Scaled {
+        per_million: 250_000.0,
+        floor: 1,
+    });
+    result.unwrap();
+    assert_eq!(c.meta("relatedness.tokens"), "12");
+    assert_eq!(words, ["honey"]);
+    assert_eq!(c.meta("relatedness.min_count"), "3");
+    assert_eq!(
+        c.meta("relatedness.min_count_rule"),
+        "250000 per million content tokens, rounded, at least 1"
+    );
+    // 12 × 125,000 per million = 1.5, rounded to 2: every word seen twice.
+    let (c, _, words) = run(Scaled {
+        per_million: 125_000.0,
+        floor: 1,
+    });
+    assert_eq!(words, ["bee", "car", "flower", "honey", "wheel"]);
+    assert_eq!(c.meta("relatedness.min_count"), "2");
+    // A rate giving 0 stops at the floor.
+    let (c, _, words) = run(Scaled {
+        per_million: 1.0,
+        floor: 2,
+    });
+    assert_eq!(words.len(), 5);
+    assert_eq!(c.meta("relatedness.min_count"), "2");
+    // The default on 12 tokens: the floor of 200, so no clue word, and the build fails saying so.
+    let (_, result, _) = run(pipeline::RelateParams::default().min_count);
+    let e = result.unwrap_err();
+    assert!(e.contains("--min-count 200 times"), "{e}");
+    // A floor given as a number wins over the rate.
+    let (c, result, words) = run(Fixed(3));
+    result.unwrap();
+    assert_eq!(words, ["honey"]);
+    assert_eq!(c.meta("relatedness.min_count"), "3");
+    assert_eq!(c.meta("relatedness.min_count_rule"), "--min-count");
+}
+
 /// The relatedness stage on a corpus small enough to count by hand: the co-occurrences, the
 /// PPMI formula, the standardised mix, the risk, the packed vectors and the evidence.
 #[test]
@@ -249,7 +322,7 @@ fn relatedness_against_a_hand_computation() {
         &[],
     );
     c.config.relate = pipeline::RelateParams {
-        min_count: 2,
+        min_count: pipeline::MinCount::Fixed(2),
         dims: 4,
         // Three pages: every word is on more than a tenth of them.
         max_page_share: 1.0,

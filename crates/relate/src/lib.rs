@@ -33,8 +33,9 @@ pub struct Params {
     /// Occurrences a word needs to be a clue candidate: rarer words have noisy statistics, and
     /// players may not know them. Low, because an encyclopaedia seldom names everyday things:
     /// in the 39 M content words offline, `lantern`, `otter` and `syrup` occur 200–500 times,
-    /// and they are the concrete clues a board needs (README, "Quality").
-    pub min_count: u64,
+    /// and they are the concrete clues a board needs (README, "Quality"). Set from the corpus's
+    /// size by default ([`MinCount::DEFAULT`]).
+    pub min_count: MinCount,
     /// The largest share of all pages a clue candidate may occur on (1: no limit, the default).
     /// Words past it stay in the vocabulary (they are contexts of the others), as no clue. A
     /// tenth was the default until people's clues were measured: they are often the category
@@ -64,7 +65,7 @@ impl Default for Params {
         Params {
             window: 10,
             weighting: Weighting::Linear,
-            min_count: 200,
+            min_count: MinCount::DEFAULT,
             max_page_share: 1.0,
             alpha: 0.75,
             dims: 100,
@@ -73,6 +74,54 @@ impl Default for Params {
             ppmi_weight: 0.0,
             meeting_weight: DEFAULT_MEETING_WEIGHT,
             seed: 0x5eed,
+        }
+    }
+}
+
+/// The clue words' floor ([`Params::min_count`]): a number of occurrences, or a rate of the
+/// corpus's content tokens.
+///
+/// The floor sets the vocabulary. What makes a word one players know is how often text uses it
+/// *relative* to all text: its frequency rank. So the default is a rate: 5.11 occurrences per
+/// million content tokens, the measured best of the offline corpus (200 in its 39.1 M tokens;
+/// README, "Quality"), which keeps the vocabulary near the same size whatever the corpus (an
+/// English Wikipedia of ~2 billion content tokens gets ~10,000). Below it stands an absolute
+/// floor of 200, because the statistics of a word seen fewer times are noise whatever the
+/// corpus's size (`db/README.md`, "Relatedness").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MinCount {
+    /// This many occurrences (`--min-count N`), whatever the corpus.
+    Fixed(u64),
+    /// `per_million` occurrences per million content tokens, rounded to the nearest whole
+    /// number, never below `floor`.
+    Scaled { per_million: f64, floor: u64 },
+}
+
+impl MinCount {
+    /// 5.11 per million content tokens, at least 200: 200 offline (39,109,003 tokens × 5.11 /
+    /// 10⁶ = 199.85).
+    pub const DEFAULT: MinCount = MinCount::Scaled {
+        per_million: 5.11,
+        floor: 200,
+    };
+
+    /// The floor for a corpus of `tokens` content tokens.
+    pub fn resolve(&self, tokens: u64) -> u64 {
+        match *self {
+            MinCount::Fixed(n) => n,
+            MinCount::Scaled { per_million, floor } => {
+                ((tokens as f64 * per_million / 1e6).round() as u64).max(floor)
+            }
+        }
+    }
+
+    /// How the floor was chosen, for `meta` (`relatedness.min_count_rule`).
+    pub fn rule(&self) -> String {
+        match *self {
+            MinCount::Fixed(_) => "--min-count".to_string(),
+            MinCount::Scaled { per_million, floor } => {
+                format!("{per_million} per million content tokens, rounded, at least {floor}")
+            }
         }
     }
 }

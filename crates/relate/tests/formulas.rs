@@ -132,3 +132,21 @@ fn reading_mixes_shrunk_ppmi_and_cosine_by_hand() {
         assert!((*x as f64 - w).abs() < 1e-5, "{r:?}");
     }
 }
+
+/// Issue 23, item 2: the default clue-word floor, 5.11 per million content tokens, rounded, at
+/// least 200, by hand.
+#[test]
+fn the_default_floor_scales_with_the_corpus() {
+    let d = relate::MinCount::DEFAULT;
+    // The offline corpus: 39,109,003 content tokens × 5.11 / 10⁶ = 199.85 → 200, its measured best.
+    assert_eq!(d.resolve(39_109_003), 200);
+    // Ten times that: 1,998.47 → 1,998; English Wikipedia's ~2 billion: 10,220.
+    assert_eq!(d.resolve(391_090_030), 1_998);
+    assert_eq!(d.resolve(2_000_000_000), 10_220);
+    // A small corpus keeps the floor of 200 (Wikispeedia alone, ~8 M tokens, too).
+    assert_eq!(d.resolve(4_000_000), 200);
+    assert_eq!(d.resolve(0), 200);
+    // A number given is used as it is.
+    assert_eq!(relate::MinCount::Fixed(7).resolve(2_000_000_000), 7);
+    assert_eq!(relate::Params::default().min_count, d);
+}

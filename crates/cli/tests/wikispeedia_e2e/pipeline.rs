@@ -368,6 +368,15 @@ fn meta_records_every_stage() {
             "{key}"
         );
     }
+    // The clue words' floor, set from the corpus with no flag (issue 23, item 2): Wikispeedia's
+    // few million content tokens give less than 200 at 5.11 per million, so the floor holds.
+    let tokens: f64 = meta(&c, "relatedness.tokens").unwrap().parse().unwrap();
+    assert!(tokens * 5.11e-6 < 199.5, "{tokens} tokens");
+    assert_eq!(meta(&c, "relatedness.min_count").as_deref(), Some("200"));
+    assert_eq!(
+        meta(&c, "relatedness.min_count_rule").as_deref(),
+        Some("5.11 per million content tokens, rounded, at least 200")
+    );
     // The relatedness stage covers every listed card word, each with every clue word.
     assert_eq!(meta(&c, "relatedness.card_words").as_deref(), Some("400"));
     assert_eq!(
