@@ -74,6 +74,9 @@ struct Args {
 #[derive(Debug, Clone, Copy, Default)]
 struct Run {
     seconds: f64,
+    /// CPU seconds, user and system (`ru_utime` + `ru_stime`): the growth a busy machine's wall
+    /// time blurs.
+    cpu: f64,
     /// Peak resident memory, MB.
     peak_mb: f64,
 }
@@ -118,8 +121,10 @@ fn measured(mut cmd: Command, log: &Path) -> Result<Run> {
             tail.into_iter().rev().collect::<Vec<_>>().join("\n")
         );
     }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Ok(Run {
         seconds,
+        cpu: tv(usage.ru_utime) + tv(usage.ru_stime),
         // Linux reports kilobytes.
         peak_mb: usage.ru_maxrss as f64 / 1024.0,
     })
@@ -170,18 +175,6 @@ fn meta(bin: &Path, db: &Path) -> Result<HashMap<String, String>> {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect())
 }
-
-/// The stages as the rehearsal runs them, each one process.
-const STAGES: [&str; 8] = [
-    "terms",
-    "term_pages",
-    "clue_pages",
-    "count",
-    "chunks",
-    "pagerank",
-    "scores",
-    "relatedness",
-];
 
 /// One scale's figures.
 struct Scale {
@@ -293,8 +286,9 @@ fn run_scale(a: &Args, tmp: &Path, scale: f64, links: u64) -> Result<Scale> {
     let mut rows: Vec<(String, Run, Option<f64>)> = Vec::new();
     let mut report = |name: &str, run: Run, own: Option<f64>| {
         println!(
-            "  {name:<28} {:>9.1} s {:>9.0} MB{}",
+            "  {name:<28} {:>9.1} s {:>9.1} s cpu {:>9.0} MB{}",
             run.seconds,
+            run.cpu,
             run.peak_mb,
             own.map_or(String::new(), |s| format!("   (stage {s:.1} s)"))
         );
@@ -325,7 +319,7 @@ fn run_scale(a: &Args, tmp: &Path, scale: f64, links: u64) -> Result<Scale> {
         std::fs::remove_file(f)?;
     }
 
-    for stage in STAGES {
+    for stage in pipeline::STAGES {
         let mut cmd = Command::new(&a.bin);
         cmd.args(["pipeline", stage, "--db"])
             .arg(&db)
@@ -396,8 +390,8 @@ fn summary(scales: &[Scale]) {
         head += &format!(" {:>17}", format!("{}×", s.scale));
     }
     head += &format!(
-        " {:>12} {:>10} {:>16}",
-        "time growth", "vs linear", "stage vs linear"
+        " {:>12} {:>10} {:>14} {:>16}",
+        "time growth", "vs linear", "cpu vs linear", "stage vs linear"
     );
     println!("{head}");
     let mut total = vec![0.0; scales.len()];
@@ -412,6 +406,8 @@ fn summary(scales: &[Scale]) {
         }
         let g = last.rows[i].1.seconds / first.rows[i].1.seconds.max(1e-3);
         line += &format!(" {:>11.1}× {:>10.2}", g, g / size_ratio);
+        let c = last.rows[i].1.cpu / first.rows[i].1.cpu.max(1e-3);
+        line += &format!(" {:>14.2}", c / size_ratio);
         // The stage's own seconds (`meta`), without the process's copy of the database and
         // its `ANALYZE` at the end.
         if let (Some(a), Some(b)) = (first.rows[i].2, last.rows[i].2) {

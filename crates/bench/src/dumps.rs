@@ -90,9 +90,9 @@ pub fn write_pagelinks_lines(
                 if t > 0 {
                     s.push(',');
                 }
-                let from = 1 + rng.below(80_000_000 - 1);
-                let ns = NAMESPACES[rng.below(NAMESPACES.len() as u64) as usize];
-                let target = 1 + rng.below(3_000_000_000 - 1);
+                let from = 1 + rng.below_u64(80_000_000 - 1);
+                let ns = NAMESPACES[rng.below(NAMESPACES.len())];
+                let target = 1 + rng.below_u64(3_000_000_000 - 1);
                 s.push_str(&format!("({from},{ns},{target})"));
             }
             s.push_str(";\n");
@@ -153,8 +153,8 @@ pub fn write_random_links(
         links,
         SET_ROWS_PER_INSERT,
         |out, _| {
-            let from = 1 + rng.below(pages);
-            let to = 1 + rng.below(pages);
+            let from = 1 + rng.below_u64(pages);
+            let to = 1 + rng.below_u64(pages);
             write!(out, "({from},0,{to})")
         },
     )

@@ -58,18 +58,11 @@ impl ReadLine {
     }
 }
 
-/// The stages of `clue-db pipeline all`, in their order, as the pipeline table lists them.
-pub const STAGES: [&str; 9] = [
-    "ingest",
-    "terms",
-    "term_pages",
-    "clue_pages",
-    "count",
-    "chunks",
-    "pagerank",
-    "scores",
-    "relatedness",
-];
+/// The stages of `clue-db pipeline all`, in their order, as the pipeline table lists them:
+/// the ingest, then [`pipeline::STAGES`].
+fn stages() -> impl Iterator<Item = &'static str> {
+    std::iter::once("ingest").chain(pipeline::STAGES)
+}
 
 /// The `meta` table as `clue-db info` prints it (`key<TAB>value`, in its order).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -97,12 +90,11 @@ impl Meta {
         self.get(key).unwrap_or("-")
     }
 
-    /// `(stage, seconds)` of every stage: [`STAGES`] first, in order (`-` when not recorded),
+    /// `(stage, seconds)` of every stage: [`stages`] first, in order (`-` when not recorded),
     /// then any other `NAME.seconds` key in `info`'s order, so that a stage added later, or an
     /// ingest of a second corpus (`ingest.CORPUS.seconds`), still shows.
     pub fn stage_seconds(&self) -> Vec<(String, String)> {
-        let mut rows: Vec<(String, String)> = STAGES
-            .iter()
+        let mut rows: Vec<(String, String)> = stages()
             .map(|s| {
                 (
                     s.to_string(),
@@ -112,7 +104,7 @@ impl Meta {
             .collect();
         for (k, v) in &self.0 {
             if let Some(stage) = k.strip_suffix(".seconds")
-                && !STAGES.contains(&stage)
+                && !stages().any(|s| s == stage)
             {
                 rows.push((stage.to_string(), v.clone()));
             }

@@ -38,30 +38,8 @@ pub struct Article {
     pub text: String,
 }
 
-/// SplitMix64: small, seeded, the same on every machine.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-    /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+/// The benchmarks' seeded generator: the query engine's SplitMix64, the same on every machine.
+pub use query::game::SplitMix64 as Rng;
 
 /// The pages of a corpus of `scale` times `source_articles` articles.
 pub fn pages_at(scale: f64, source_articles: usize) -> u64 {
@@ -228,7 +206,7 @@ where
          -> io::Result<()> {
             let mut text = String::new();
             for n in 0..p.sentences {
-                let s = buffer.swap_remove(rng.below(buffer.len() as u64) as usize);
+                let s = buffer.swap_remove(rng.below(buffer.len()));
                 if n > 0 {
                     text.push(if n % 5 == 0 { '\n' } else { ' ' });
                 }
@@ -395,8 +373,8 @@ pub fn write_pagelinks(out: impl Write, frame: &SqlFrame, plan: &LinkPlan) -> io
     let red = targets - plan.pages.min(targets);
     write_inserts(out, frame, "pagelinks", rows, |out, i| {
         let from = (i as u128 * pages as u128 / rows.max(1) as u128) as u64 + 1;
-        let to = if red > 0 && rng.below(10) == 0 {
-            plan.pages + 1 + rng.below(red)
+        let to = if red > 0 && rng.below_u64(10) == 0 {
+            plan.pages + 1 + rng.below_u64(red)
         } else {
             let u = rng.unit();
             ((pages as f64 * u * u) as u64).min(pages - 1) + 1

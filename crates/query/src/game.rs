@@ -32,7 +32,15 @@ impl SplitMix64 {
     /// Uniform in `0..n` (multiply-shift; the bias is below 2⁻³² for board-sized `n`).
     /// Returns 0 for `n = 0`.
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+        self.below_u64(n as u64) as usize
+    }
+    /// [`SplitMix64::below`] for ranges wider than `usize` may hold (synthetic dumps' ids).
+    pub fn below_u64(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+    /// Uniform in `[0, 1)`, from the top 53 bits.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
     /// Fisher–Yates shuffle.
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
