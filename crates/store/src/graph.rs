@@ -488,6 +488,43 @@ fn read_words<const N: usize, T>(
     Ok(out)
 }
 
+/// Page id -> node for a sorted list of page ids: a table indexed by id when the ids are dense
+/// enough that it costs at most 8 bytes a page more (MediaWiki's are: auto-increment), else a
+/// binary search. Resolving a link is then one memory access instead of ~25 cache misses.
+pub(crate) struct IdIndex {
+    ids: Vec<u64>,
+    table: Option<Vec<u32>>,
+}
+
+impl IdIndex {
+    /// The index of `ids`, which must be sorted.
+    pub(crate) fn new(ids: Vec<u64>) -> IdIndex {
+        let dense = ids.last().is_some_and(|&max| {
+            max < 2 * ids.len() as u64 + (1 << 20) && ids.len() < u32::MAX as usize
+        });
+        let table = dense.then(|| {
+            let mut table = vec![u32::MAX; ids.last().map_or(0, |&m| m as usize + 1)];
+            for (i, &id) in ids.iter().enumerate() {
+                table[id as usize] = i as u32;
+            }
+            table
+        });
+        IdIndex { ids, table }
+    }
+
+    /// The node of page `id`.
+    pub(crate) fn get(&self, id: u64) -> Option<u32> {
+        match &self.table {
+            Some(t) => t.get(id as usize).copied().filter(|&i| i != u32::MAX),
+            None => self.ids.binary_search(&id).ok().map(|i| i as u32),
+        }
+    }
+
+    fn into_ids(self) -> Vec<u64> {
+        self.ids
+    }
+}
+
 /// Collects links as `(src, dst)` page-id pairs, in any order and with duplicates, under a
 /// memory cap, and turns them into a [`LinkGraph`]: an external sort of `u64` keys
 /// (`src << 32 | dst`).
@@ -621,22 +658,22 @@ impl GraphBuilder {
         while offsets.len() < ids.len() + 1 {
             offsets.push(targets.len() as u64);
         }
-        // Page ids to nodes, in parallel: the ids are sorted, so a binary search each.
-        let missing =
-            targets
-                .par_iter_mut()
-                .find_map_any(|t| match ids.binary_search(&(*t as u64)) {
-                    Ok(i) => {
-                        *t = i as u32;
-                        None
-                    }
-                    Err(_) => Some(*t),
-                });
+        // Page ids to nodes, in parallel.
+        let index = IdIndex::new(ids);
+        let missing = targets
+            .par_iter_mut()
+            .find_map_any(|t| match index.get(*t as u64) {
+                Some(i) => {
+                    *t = i;
+                    None
+                }
+                None => Some(*t),
+            });
         if let Some(dst) = missing {
             bail!("a link to page {dst}, which is not a stored page");
         }
         Ok(LinkGraph {
-            ids,
+            ids: index.into_ids(),
             offsets,
             targets,
         })
@@ -878,6 +915,17 @@ mod tests {
     fn round_trips_through_blobs_including_empty_graphs() {
         let ids: Vec<u64> = (1..=2000).collect();
         let g = build(&random_pairs(20_000, &ids), &ids, 999).unwrap();
+        assert_eq!(round_trip(&g).unwrap(), g);
+        // Ids too sparse for a table: the binary search gives the same graph.
+        let sparse: Vec<u64> = (1..=50).map(|i| i << 26).collect();
+        let pairs: Vec<(u64, u64)> = random_pairs(500, &sparse);
+        let g = build(&pairs, &sparse, 64).unwrap();
+        assert_eq!(g.pairs().count(), {
+            let mut p = pairs.clone();
+            p.sort();
+            p.dedup();
+            p.len()
+        });
         assert_eq!(round_trip(&g).unwrap(), g);
         let empty = build(&[], &[], 10).unwrap();
         assert_eq!(empty.nodes(), 0);

@@ -1,6 +1,7 @@
 //! Ingest writes: pages, their text, redirects and links by title. Links are staged by title
 //! while pages stream in, then resolved in one pass once every title is known.
 
+use crate::graph::IdIndex;
 use crate::{Build, GraphBuilder};
 use anyhow::{Context, Result, bail};
 use rusqlite::params;
@@ -101,7 +102,7 @@ const LOOKUP: &str = "JOIN pages p ON p.ns = x.ns AND p.title = x.title
 pub(crate) struct LinkState {
     builder: Option<GraphBuilder>,
     targets: Option<TargetMap>,
-    pages: Option<Vec<u64>>,
+    pages: Option<IdIndex>,
     /// The last source looked up, and whether it is a stored page (`pagelinks` comes sorted by
     /// source, so this is one lookup per page, not per link).
     last_src: Option<(u64, bool)>,
@@ -283,7 +284,7 @@ impl Build {
             state.targets = Some(self.target_map()?);
         }
         if state.pages.is_none() {
-            state.pages = Some(self.page_ids()?);
+            state.pages = Some(IdIndex::new(self.page_ids()?));
         }
         let state = &mut *state;
         let Some(found) = state.targets.as_ref().and_then(|t| t.get(target)) else {
@@ -294,10 +295,7 @@ impl Build {
         let src_known = match state.last_src {
             Some((id, known)) if id == src => known,
             _ => {
-                let known = state
-                    .pages
-                    .as_ref()
-                    .is_some_and(|p| p.binary_search(&src).is_ok());
+                let known = state.pages.as_ref().is_some_and(|p| p.get(src).is_some());
                 state.last_src = Some((src, known));
                 known
             }
