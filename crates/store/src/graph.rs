@@ -552,7 +552,11 @@ impl GraphBuilder {
         GraphBuilder {
             chunk: Vec::new(),
             cap: chunk_pairs.max(1),
-            dir: dir.to_path_buf(),
+            // A database named without a folder (`--db clues.sqlite`) spills beside it, here.
+            dir: match dir.as_os_str().is_empty() {
+                true => PathBuf::from("."),
+                false => dir.to_path_buf(),
+            },
             spill: None,
             pushed: 0,
         }
@@ -909,6 +913,19 @@ mod tests {
         back.sort();
         assert_eq!(back, expected);
         assert!(rev.pairs().collect::<Vec<_>>().is_sorted());
+    }
+
+    #[test]
+    fn spills_beside_a_database_named_without_a_folder() {
+        let mut b = GraphBuilder::new(Path::new(""), 2);
+        for (s, d) in [(3, 1), (1, 2), (2, 3), (1, 2), (3, 3)] {
+            b.push(s, d).unwrap();
+        }
+        let g = b.finish(vec![1, 2, 3]).unwrap();
+        assert_eq!(
+            g.pairs().collect::<Vec<_>>(),
+            [(1, 2), (2, 3), (3, 1), (3, 3)]
+        );
     }
 
     #[test]

@@ -303,7 +303,7 @@ impl Build {
         match found {
             Some((dst, via)) if src_known => {
                 state.stats.via_redirect += u64::from(via);
-                let dir = self.tmp.parent().unwrap_or(std::path::Path::new("."));
+                let dir = self.spill_dir();
                 state
                     .builder
                     .get_or_insert_with(|| GraphBuilder::new(dir, crate::DEFAULT_CHUNK_PAIRS))
@@ -336,6 +336,15 @@ impl Build {
             });
         }
         Ok(map)
+    }
+
+    /// Where the link sort spills: the database's folder (the build's disk, not a small tmpfs);
+    /// `.` for a database named without one (`--db clues.sqlite`).
+    fn spill_dir(&self) -> &std::path::Path {
+        self.tmp
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."))
     }
 
     /// Every stored page's id, sorted.
@@ -386,7 +395,7 @@ impl Build {
         let resolved = count("SELECT count(*) FROM resolved")?;
         let via = count("SELECT count(*) FROM resolved WHERE via_redirect")?;
         let state = std::mem::take(&mut *self.links.borrow_mut());
-        let dir = self.tmp.parent().unwrap_or(std::path::Path::new("."));
+        let dir = self.spill_dir();
         let mut builder = state
             .builder
             .unwrap_or_else(|| GraphBuilder::new(dir, crate::DEFAULT_CHUNK_PAIRS));
