@@ -26,6 +26,14 @@ CREATE TABLE IF NOT EXISTS links (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS links_dst ON links (dst, src);
 
+-- The same links as a CSR in blobs (crates/store/src/graph.rs, db/README.md "link_graph"): what
+-- the stages read. Chunk 0 is the header, chunks 1.. the data. `links` is written only with
+-- --keep-links.
+CREATE TABLE IF NOT EXISTS link_graph (
+    chunk INTEGER PRIMARY KEY,
+    data  BLOB NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS page_text (
     id   INTEGER PRIMARY KEY,  -- pages.id
     text TEXT NOT NULL         -- plain text, markup removed

@@ -54,6 +54,10 @@ pub struct IngestArgs {
     /// fails (each response and the rounds capped, a server could still pile up gigabytes).
     #[arg(long, default_value_t = wiki::limits::MAX_QUERY_BYTES)]
     api_max_query_bytes: u64,
+    /// Also write the links as rows of table `links` (src, dst page ids), for tools that read
+    /// them with SQL; the stages read the link graph (table `link_graph`) either way.
+    #[arg(long)]
+    keep_links: bool,
     /// The database to write; replaced only if the ingest succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -98,8 +102,9 @@ pub struct PipelineArgs {
     /// drops it when it finishes; keep it to re-run stages alone, or for tools that read it.
     #[arg(long)]
     keep_text: bool,
-    /// With `all`: keep the links between pages (table `links`), which only the stages read
-    /// (term pages, clue pages, PageRank); dropped when `pipeline all` finishes otherwise.
+    /// With `all`: keep the links between pages (the graph, table `link_graph`, which only the
+    /// stages read: term pages, clue pages, PageRank; and the same as rows of table `links`,
+    /// written only with this flag); the graph is dropped when `pipeline all` finishes otherwise.
     #[arg(long)]
     keep_links: bool,
     /// relatedness: content words on each side of a word that count as meeting it.
@@ -182,6 +187,7 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
     } else {
         Build::create(&a.db)?
     };
+    build.set_keep_links(a.keep_links);
     // A failed API fetch keeps what it stored when that loses nothing: when it adds to the
     // database (--resume), or when there was none. Over another database it leaves it alone.
     let keep_partial = a.format == Format::Api && (a.resume || !a.db.exists());
@@ -399,6 +405,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                 .unzip();
             let language = build_language(a.lang.as_deref(), &wikis)?;
             let build = Build::create(&a.db)?;
+            build.set_keep_links(a.keep_links);
             pipeline::set_language(&build, language)?;
             eprintln!("language: {}", language.code());
             for (i, (name, req)) in names.iter().zip(requests).enumerate() {

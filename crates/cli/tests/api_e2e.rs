@@ -19,7 +19,14 @@ use wiki::api::DEFAULT_USER_AGENT;
 fn ingest_api(server: &Server, ids: &[u64], extra: &[&str], db: &Path) -> Run {
     let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
     let ids = ids.join(",");
-    let mut args = vec!["ingest", "--format", "api", server.base.as_str()];
+    // The links as rows too (`--keep-links`), which these tests check with SQL.
+    let mut args = vec![
+        "ingest",
+        "--keep-links",
+        "--format",
+        "api",
+        server.base.as_str(),
+    ];
     args.extend(["--page-ids", &ids, "--api-backoff-ms", "1"]);
     args.extend(extra);
     args.extend(["--db", utf8(db)]);

@@ -8,9 +8,15 @@ use common::{clue_db, count, data, enwiki_sample, meta, open, sql_sample, tmp_le
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Runs `clue-db ingest --format FORMAT PATHS… [EXTRA…] --db DB` and expects success.
+/// Runs `clue-db ingest --format FORMAT PATHS… [EXTRA…] --keep-links --db DB` (the links as
+/// rows too, which these tests check with SQL).
 fn ingest(format: &str, paths: &[&Path], extra: &[&str], db: &Path) -> common::Run {
-    let mut args: Vec<std::ffi::OsString> = vec!["ingest".into(), "--format".into(), format.into()];
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "ingest".into(),
+        "--keep-links".into(),
+        "--format".into(),
+        format.into(),
+    ];
     args.extend(paths.iter().map(|p| p.as_os_str().to_owned()));
     args.extend(extra.iter().map(|s| s.into()));
     args.extend(["--db".into(), db.as_os_str().to_owned()]);

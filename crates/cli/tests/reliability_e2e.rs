@@ -175,7 +175,7 @@ fn a_build_killed_after_dropping_its_inputs_leaves_the_database_whole() {
     );
     let c = open(&db);
     assert!(count(&c, "SELECT count(*) FROM page_text") > 0);
-    assert!(count(&c, "SELECT count(*) FROM links") > 0);
+    assert!(count(&c, "SELECT count(*) FROM link_graph") > 0);
     assert_eq!(common::tmp_leftovers(dir.path()).len(), 1);
     clue_db(["pipeline", "pagerank", "--db", utf8(&db)]).ok();
     assert!(common::tmp_leftovers(dir.path()).is_empty());

@@ -98,18 +98,36 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         })
         .map(|p| p.id)
         .collect();
-    let mut out: HashMap<u64, HashSet<u64>> = HashMap::new();
-    let mut inn: HashMap<u64, HashSet<u64>> = HashMap::new();
-    for (s, d) in reader.links()? {
-        if s != d {
-            out.entry(s).or_default().insert(d);
-            inn.entry(d).or_default().insert(s);
-        }
-    }
     let mut term_pages: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (t, id, _) in reader.term_pages()? {
         term_pages.entry(t).or_default().push(id);
     }
+    // `select` reads the links of term pages only: their out-links from their rows of the
+    // graph, their in-links from one pass over it (self-links left out, as the scoring says).
+    let graph = reader.link_graph()?;
+    let mut out: HashMap<u64, HashSet<u64>> = HashMap::new();
+    let mut inn: HashMap<u64, HashSet<u64>> = HashMap::new();
+    let mut is_term_page = vec![false; graph.nodes()];
+    for &q in term_pages.values().flatten() {
+        if let Some(i) = graph.index_of(q) {
+            is_term_page[i as usize] = true;
+            let links: HashSet<u64> = graph.out_links(q).filter(|&d| d != q).collect();
+            if !links.is_empty() {
+                out.insert(q, links);
+            }
+        }
+    }
+    let ids = graph.ids();
+    for s in 0..graph.nodes() as u32 {
+        for &d in graph.neighbours(s) {
+            if d != s && is_term_page[d as usize] {
+                inn.entry(ids[d as usize])
+                    .or_default()
+                    .insert(ids[s as usize]);
+            }
+        }
+    }
+    drop(graph);
     // Scoring is one pass over the term pages' links; the bar follows the writes.
     let pb = progress::bar(0, "pages");
     pb.set_prefix("clue_pages");

@@ -50,7 +50,7 @@ fn check_inputs(build: &Build, name: &str) -> Result<()> {
             store::PAGE_TEXT_KEY,
             "page text (table page_text)",
         ),
-        (LINK_STAGES, store::LINKS_KEY, "links (table links)"),
+        (LINK_STAGES, store::LINKS_KEY, "links (table link_graph)"),
     ];
     for (stages, key, what) in needs {
         if stages.contains(&name) && build.meta(key)?.as_deref() == Some("dropped") {

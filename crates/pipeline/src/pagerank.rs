@@ -22,12 +22,30 @@ pub fn run(build: &Build, params: &Params) -> Result<()> {
         .enumerate()
         .map(|(i, &id)| (id, i as u32))
         .collect();
-    let edges: Vec<(u32, u32)> = reader
-        .links()?
-        .into_iter()
-        .filter_map(|(s, d)| Some((*index.get(&s)?, *index.get(&d)?)))
-        .collect();
-    let graph = rank::Csr::from_edges(ids.len(), &edges)?;
+    // The stored graph's nodes are every page; PageRank's, the articles: a table from one to
+    // the other (`NONE` for redirects), and the edges read twice from the CSR, never collected.
+    const NONE: u32 = u32::MAX;
+    let graph = {
+        let links = reader.link_graph()?;
+        let node: Vec<u32> = links
+            .ids()
+            .iter()
+            .map(|id| index.get(id).copied().unwrap_or(NONE))
+            .collect();
+        drop(index);
+        let (node, links) = (&node, &links);
+        let edges = || {
+            (0..links.nodes() as u32)
+                .filter(|&s| node[s as usize] != NONE)
+                .flat_map(|s| {
+                    links.neighbours(s).iter().filter_map(move |&d| {
+                        let d = node[d as usize];
+                        (d != NONE).then_some((node[s as usize], d))
+                    })
+                })
+        };
+        rank::Csr::from_edge_iter(ids.len(), edges)?
+    };
     let pb = progress::bar(params.max_iter as u64, "iterations");
     pb.set_prefix("pagerank");
     let start = Instant::now();

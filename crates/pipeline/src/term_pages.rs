@@ -54,6 +54,11 @@ impl Titles {
         }
     }
 
+    /// Every page, in the order given.
+    pub fn pages(&self) -> impl Iterator<Item = &PageRow> {
+        self.pages.iter()
+    }
+
     pub fn page(&self, id: u64) -> Option<&PageRow> {
         self.by_id.get(&id).map(|&i| &self.pages[i])
     }
@@ -180,10 +185,15 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     let reader = build.reader();
     let terms = reader.listed_terms()?;
     let titles = Titles::new(reader.pages()?);
-    let mut out_links: HashMap<u64, Vec<u64>> = HashMap::new();
-    for (s, d) in reader.links()? {
-        out_links.entry(s).or_default().push(d);
-    }
+    // Only disambiguation pages' links are read (find_in): theirs alone, from the graph.
+    let graph = reader.link_graph()?;
+    let out_links: HashMap<u64, Vec<u64>> = titles
+        .pages()
+        .filter(|p| p.is_disambiguation)
+        .map(|p| (p.id, graph.out_links(p.id).collect::<Vec<u64>>()))
+        .filter(|(_, l)| !l.is_empty())
+        .collect();
+    drop(graph);
     let supplements_path = config.inputs.join("term_pages.tsv");
     let mut supplements: HashMap<String, Vec<String>> = HashMap::new();
     if supplements_path.exists() {

@@ -49,11 +49,21 @@ impl Csr {
     /// Builds the reverse CSR of `n` nodes from `(src, dst)` edges, dropping self-loops and
     /// merging duplicates (see the crate docs). Node ids must be below `n`.
     pub fn from_edges(n: usize, edges: &[(u32, u32)]) -> Result<Csr, Error> {
+        Csr::from_edge_iter(n, || edges.iter().copied())
+    }
+
+    /// [`Csr::from_edges`] over edges produced twice by `edges` (once to count, once to place),
+    /// so that a caller holding its graph in another form (the store's CSR) need not collect
+    /// every edge into a vector first: memory is this graph's, not twice the links.
+    pub fn from_edge_iter<I: Iterator<Item = (u32, u32)>>(
+        n: usize,
+        edges: impl Fn() -> I,
+    ) -> Result<Csr, Error> {
         if u32::try_from(n).is_err() {
             return Err(Error::TooManyNodes(n));
         }
         let mut in_degree = vec![0usize; n];
-        for (index, &(src, dst)) in edges.iter().enumerate() {
+        for (index, (src, dst)) in edges().enumerate() {
             if src as usize >= n || dst as usize >= n {
                 return Err(Error::NodeOutOfRange { index, src, dst, n });
             }
@@ -71,7 +81,7 @@ impl Csr {
         }
         let mut cursor: Vec<usize> = offsets[..n].to_vec();
         let mut sources = vec![0u32; total];
-        for &(src, dst) in edges {
+        for (src, dst) in edges() {
             if src != dst {
                 let slot = &mut cursor[dst as usize];
                 sources[*slot] = src;

@@ -20,6 +20,10 @@ pub struct Build {
     finished: bool,
     /// Whether the ingest staging tables exist: created once per build, not once per row.
     pub(crate) staging: Cell<bool>,
+    /// Links resolved on the way in (`pagelinks` by link target), waiting for the graph.
+    pub(crate) links: std::cell::RefCell<crate::ingest::LinkState>,
+    /// Whether resolving links also writes the `links` table (`--keep-links`).
+    pub(crate) keep_links: Cell<bool>,
     /// The temporary file this build created (`create_new`) and locked before writing a byte:
     /// the lock tells other builds it is alive (see `remove_stale_tmps`), and its inode is how
     /// `finish` knows the file at `tmp` is still this build's work.
@@ -274,6 +278,8 @@ impl Build {
             dest,
             finished: false,
             staging: Cell::new(false),
+            links: Default::default(),
+            keep_links: Cell::new(false),
             file,
         };
         build.set_meta("schema_version", &crate::SCHEMA_VERSION.to_string())?;
@@ -312,6 +318,8 @@ impl Build {
             dest,
             finished: false,
             staging: Cell::new(false),
+            links: Default::default(),
+            keep_links: Cell::new(false),
             file,
         };
         build.check_work("copying the database")?;

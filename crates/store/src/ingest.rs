@@ -1,7 +1,8 @@
 //! Ingest writes: pages, their text, redirects and links by title. Links are staged by title
 //! while pages stream in, then resolved in one pass once every title is known.
 
-use crate::Build;
+use crate::graph::IdIndex;
+use crate::{Build, GraphBuilder};
 use anyhow::{Context, Result, bail};
 use rusqlite::params;
 use std::borrow::Cow;
@@ -86,6 +87,57 @@ pub const PAGE_TEXT_KEY: &str = "pipeline.page_text";
 /// The same for `links`.
 pub const LINKS_KEY: &str = "pipeline.links";
 
+/// Where a title leads: the page itself, or one redirect hop on to an article. Looked up once
+/// per `linktarget` row (SQL dumps), not once per `pagelinks` row: a dump has far more links
+/// than distinct targets.
+const DESTINATION: &str = "CASE WHEN p.redirect_to IS NULL THEN p.id ELSE t.id END AS dst,
+    p.redirect_to IS NOT NULL AS via_redirect";
+const LOOKUP: &str = "JOIN pages p ON p.ns = x.ns AND p.title = x.title
+    LEFT JOIN pages t ON p.redirect_to IS NOT NULL AND t.ns = 0 AND t.title = p.redirect_to
+    WHERE p.redirect_to IS NULL OR t.id IS NOT NULL";
+
+/// Link resolution on the way in: the graph being built, and what the `pagelinks` rows resolve
+/// against (loaded on the first row, dropped when a link target or page is added).
+#[derive(Default)]
+pub(crate) struct LinkState {
+    builder: Option<GraphBuilder>,
+    targets: Option<TargetMap>,
+    pages: Option<IdIndex>,
+    /// The last source looked up, and whether it is a stored page (`pagelinks` comes sorted by
+    /// source, so this is one lookup per page, not per link).
+    last_src: Option<(u64, bool)>,
+    stats: LinkStats,
+}
+
+/// Staged link targets by id, sorted, each with its page (bit 63: through a redirect) or
+/// [`TargetMap::NOWHERE`]. 16 bytes per `linktarget` row; when the ids are dense (they are
+/// MediaWiki's auto-increment), a lookup is an index, else a binary search.
+#[derive(Default)]
+struct TargetMap {
+    keys: Vec<u64>,
+    values: Vec<u64>,
+}
+
+impl TargetMap {
+    const NOWHERE: u64 = u64::MAX;
+
+    /// `None`: no such link target; `Some(None)`: a target that is no stored page;
+    /// `Some(Some((page, via_redirect)))`.
+    fn get(&self, id: u64) -> Option<Option<(u64, bool)>> {
+        let first = *self.keys.first()?;
+        let dense = id
+            .checked_sub(first)
+            .map(|i| i as usize)
+            .filter(|&i| self.keys.get(i) == Some(&id));
+        let i = match dense {
+            Some(i) => i,
+            None => self.keys.binary_search(&id).ok()?,
+        };
+        let v = self.values[i];
+        Some((v != Self::NOWHERE).then_some((v & !(1 << 63), v >> 63 == 1)))
+    }
+}
+
 /// A page or link-target id as SQLite stores it (a signed 64-bit integer). MediaWiki ids are
 /// unsigned 32-bit; anything past `i64::MAX` is bad input, refused rather than wrapped.
 fn db_id(id: u64) -> Result<i64> {
@@ -107,8 +159,10 @@ impl Build {
         }
         if !keep.links {
             self.conn
-                .execute_batch("DELETE FROM links; DROP TABLE IF EXISTS ingest_links;")
-                .context("emptying table links")?;
+                .execute_batch(
+                    "DELETE FROM links; DELETE FROM link_graph; DROP TABLE IF EXISTS ingest_links;",
+                )
+                .context("emptying tables links and link_graph")?;
             self.staging.set(false);
         }
         let said = |kept| if kept { "kept" } else { "dropped" };
@@ -162,6 +216,9 @@ impl Build {
                 length
             ])
             .with_context(|| format!("storing page {} ({:?})", page.id, page.title))?;
+        if n == 1 {
+            self.links.borrow_mut().pages = None;
+        }
         if n == 1
             && let Some(text) = text.filter(|t| !t.is_empty())
         {
@@ -175,6 +232,7 @@ impl Build {
 
     /// Marks a stored page as a redirect to `target` (SQL `redirect` dumps come apart from `page`).
     pub fn set_redirect(&self, from: u64, target: &str) -> Result<bool> {
+        self.links.borrow_mut().targets = None;
         let n = self
             .conn
             .prepare_cached("UPDATE pages SET redirect_to = ?2 WHERE id = ?1")?
@@ -202,10 +260,11 @@ impl Build {
         Ok(())
     }
 
-    /// Stages a `linktarget` row (SQL dumps): target id -> `(ns, title)`, joined in SQLite so
-    /// that no dump-sized map is held in memory.
+    /// Stages a `linktarget` row (SQL dumps): target id -> `(ns, title)`, in SQLite, so that
+    /// each target's page is looked up once, by title, when the `pagelinks` rows come.
     pub fn stage_link_target(&self, id: u64, ns: i32, title: &str) -> Result<()> {
         self.ensure_staging()?;
+        self.links.borrow_mut().targets = None;
         self.conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO ingest_linktargets (id, ns, title) VALUES (?1, ?2, ?3)",
@@ -214,17 +273,91 @@ impl Build {
         Ok(())
     }
 
-    /// Stages a `pagelinks` row of the current layout: page `src` links to link target `target`.
+    /// Takes a `pagelinks` row of the current layout: page `src` links to link target
+    /// `target`. Resolved at once, in memory, to a pair of page ids for the link graph (no
+    /// SQLite row per link): the link targets staged so far are read once into a sorted map
+    /// (target -> page, through one redirect hop), and the stored pages into a sorted list.
     pub fn stage_link_by_target(&self, src: u64, target: u64) -> Result<()> {
         self.ensure_staging()?;
-        self.conn
-            .prepare_cached("INSERT INTO ingest_pagelinks (src, target) VALUES (?1, ?2)")?
-            .execute(params![db_id(src)?, db_id(target)?])?;
+        let mut state = self.links.borrow_mut();
+        if state.targets.is_none() {
+            state.targets = Some(self.target_map()?);
+        }
+        if state.pages.is_none() {
+            state.pages = Some(IdIndex::new(self.page_ids()?));
+        }
+        let state = &mut *state;
+        let Some(found) = state.targets.as_ref().and_then(|t| t.get(target)) else {
+            state.stats.missing_targets += 1;
+            return Ok(());
+        };
+        state.stats.staged += 1;
+        let src_known = match state.last_src {
+            Some((id, known)) if id == src => known,
+            _ => {
+                let known = state.pages.as_ref().is_some_and(|p| p.get(src).is_some());
+                state.last_src = Some((src, known));
+                known
+            }
+        };
+        match found {
+            Some((dst, via)) if src_known => {
+                state.stats.via_redirect += u64::from(via);
+                let dir = self.spill_dir();
+                state
+                    .builder
+                    .get_or_insert_with(|| GraphBuilder::new(dir, crate::DEFAULT_CHUNK_PAIRS))
+                    .push(src, dst)
+                    .with_context(|| format!("link from page {src} to link target {target}"))?;
+            }
+            _ => state.stats.unresolved += 1,
+        }
         Ok(())
     }
 
-    /// Turns staged links into `links` between stored pages, following one redirect hop, then
-    /// drops the staging tables.
+    /// Every staged link target with its page, if it leads to one: the SQL of [`resolve`] run
+    /// once over `ingest_linktargets` (sorted by id, so the map is built in order).
+    fn target_map(&self) -> Result<TargetMap> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT x.id, d.dst, d.via_redirect FROM ingest_linktargets x
+             LEFT JOIN (SELECT x.id AS id, {DESTINATION} FROM ingest_linktargets x {LOOKUP}) d
+             ON d.id = x.id ORDER BY x.id"
+        ))?;
+        let mut map = TargetMap::default();
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next().context("resolving link targets")? {
+            let id = r.get::<_, i64>(0)? as u64;
+            let dst: Option<i64> = r.get(1)?;
+            let via: Option<bool> = r.get(2)?;
+            map.keys.push(id);
+            map.values.push(match dst {
+                Some(d) => d as u64 | (u64::from(via.unwrap_or(false)) << 63),
+                None => TargetMap::NOWHERE,
+            });
+        }
+        Ok(map)
+    }
+
+    /// Where the link sort spills: the database's folder (the build's disk, not a small tmpfs);
+    /// `.` for a database named without one (`--db clues.sqlite`).
+    fn spill_dir(&self) -> &std::path::Path {
+        self.tmp
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."))
+    }
+
+    /// Every stored page's id, sorted.
+    fn page_ids(&self) -> Result<Vec<u64>> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id FROM pages ORDER BY id")?;
+        let rows = st.query_map([], |r| Ok(r.get::<_, i64>(0)? as u64))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Turns staged links into the link graph between stored pages, following one redirect
+    /// hop, then drops the staging tables.
     pub fn resolve_links(&self) -> Result<LinkStats> {
         self.resolve(false)
     }
@@ -235,62 +368,80 @@ impl Build {
         self.resolve(true)
     }
 
+    /// Also write the `links` table (a row per link) whenever links are resolved: for tools
+    /// that read it (`--keep-links`). The stages read the graph (`link_graph`) only.
+    pub fn set_keep_links(&self, keep: bool) {
+        self.keep_links.set(keep);
+    }
+
     fn resolve(&self, keep_pending: bool) -> Result<LinkStats> {
         self.ensure_staging()?;
+        self.commit_if_open()?;
         let c = &self.conn;
         let count =
             |sql: &str| -> Result<u64> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
-        let before = count("SELECT count(*) FROM links")?;
-        // Where a title leads: the page itself, or one redirect hop on to an article. Looked up
-        // once per `linktarget` row (SQL dumps), not once per `pagelinks` row: a dump has far
-        // more links than distinct targets.
-        const DESTINATION: &str = "CASE WHEN p.redirect_to IS NULL THEN p.id ELSE t.id END AS dst,
-                    p.redirect_to IS NOT NULL AS via_redirect";
-        const LOOKUP: &str = "JOIN pages p ON p.ns = x.ns AND p.title = x.title
-             LEFT JOIN pages t ON p.redirect_to IS NOT NULL AND t.ns = 0 AND t.title = p.redirect_to
-             WHERE p.redirect_to IS NULL OR t.id IS NOT NULL";
+        // Links by title (XML, Wikispeedia, the API, old `pagelinks` layouts) are resolved in
+        // SQLite, joined on titles; those by link target were resolved as they came.
         // Working tables live in the build file itself (on the destination's disk, thrown away
         // with it on failure), not in SQLite's temporary directory, often a small tmpfs.
         c.execute_batch(&format!(
-            "DROP TABLE IF EXISTS target_dst; DROP TABLE IF EXISTS resolved;
-             CREATE TABLE target_dst (id INTEGER PRIMARY KEY, dst INTEGER NOT NULL, via_redirect INTEGER NOT NULL);
-             INSERT INTO target_dst SELECT x.id, {DESTINATION} FROM ingest_linktargets x {LOOKUP};
+            "DROP TABLE IF EXISTS resolved;
              CREATE TABLE resolved AS
              SELECT x.rowid AS staged_row, x.src AS src, {DESTINATION}
-             FROM ingest_links x JOIN pages s ON s.id = x.src {LOOKUP};
-             INSERT INTO resolved
-             SELECT NULL, l.src, d.dst, d.via_redirect
-             FROM ingest_pagelinks l JOIN pages s ON s.id = l.src JOIN target_dst d ON d.id = l.target;"
+             FROM ingest_links x JOIN pages s ON s.id = x.src {LOOKUP};"
         ))
         .context("resolving links")?;
-        let missing_targets = count(
-            "SELECT count(*) FROM ingest_pagelinks l LEFT JOIN ingest_linktargets x ON x.id = l.target
-             WHERE x.id IS NULL",
-        )?;
-        let staged = count("SELECT count(*) FROM ingest_links")?
-            + count("SELECT count(*) FROM ingest_pagelinks")?
-            - missing_targets;
+        let by_title = count("SELECT count(*) FROM ingest_links")?;
         let resolved = count("SELECT count(*) FROM resolved")?;
         let via = count("SELECT count(*) FROM resolved WHERE via_redirect")?;
+        let state = std::mem::take(&mut *self.links.borrow_mut());
+        let dir = self.spill_dir();
+        let mut builder = state
+            .builder
+            .unwrap_or_else(|| GraphBuilder::new(dir, crate::DEFAULT_CHUNK_PAIRS));
+        {
+            let mut st = c.prepare("SELECT src, dst FROM resolved")?;
+            let mut rows = st.query([])?;
+            while let Some(r) = rows.next().context("reading resolved links")? {
+                builder.push(r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)?;
+            }
+        }
+        // The graph of earlier sources of this build, merged with this one's.
+        let old = self.reader().link_graph()?;
+        for (s, d) in old.pairs() {
+            builder.push(s, d)?;
+        }
+        let graph = builder.finish(self.page_ids()?)?;
+        self.begin()?;
+        self.write_link_graph(&graph)?;
+        if self.keep_links.get() {
+            let mut insert =
+                c.prepare_cached("INSERT OR IGNORE INTO links (src, dst) VALUES (?1, ?2)")?;
+            for (s, d) in graph.pairs() {
+                insert
+                    .execute(params![s as i64, d as i64])
+                    .context("writing table links")?;
+            }
+        }
         let pending = if keep_pending {
             "DELETE FROM ingest_links WHERE rowid IN (SELECT staged_row FROM resolved);"
         } else {
             "DROP TABLE ingest_links;"
         };
         c.execute_batch(&format!(
-            "INSERT OR IGNORE INTO links (src, dst) SELECT src, dst FROM resolved ORDER BY src, dst;
-             {pending}
-             DROP TABLE resolved; DROP TABLE target_dst;
-             DROP TABLE ingest_pagelinks; DROP TABLE ingest_linktargets;"
+            "{pending}
+             DROP TABLE resolved; DROP TABLE ingest_pagelinks; DROP TABLE ingest_linktargets;"
         ))
-        .context("storing resolved links")?;
+        .context("dropping the staged links")?;
+        self.commit()?;
         self.staging.set(false);
+        let sql = state.stats;
         Ok(LinkStats {
-            missing_targets,
-            staged,
-            stored: count("SELECT count(*) FROM links")? - before,
-            via_redirect: via,
-            unresolved: staged - resolved,
+            missing_targets: sql.missing_targets,
+            staged: by_title + sql.staged,
+            stored: graph.edges() - old.edges(),
+            via_redirect: via + sql.via_redirect,
+            unresolved: by_title - resolved + sql.unresolved,
         })
     }
 
@@ -303,7 +454,10 @@ impl Build {
             q("SELECT count(*) FROM pages")?,
             q("SELECT count(*) FROM pages WHERE redirect_to IS NOT NULL")?,
             q("SELECT count(*) FROM pages WHERE is_disambiguation")?,
-            q("SELECT count(*) FROM links")?,
+            self.reader()
+                .link_graph_header()?
+                .map(|h| h.edges)
+                .unwrap_or(0),
             q("SELECT count(*) FROM page_text")?,
         ])
     }

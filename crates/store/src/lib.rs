@@ -2,19 +2,21 @@
 //! so the file's layout (a public interface, see `db/README.md`) changes in one place only.
 
 mod build;
+mod graph;
 mod ingest;
 mod pipeline;
 mod read;
 mod relatedness;
 
 pub use build::{Build, Store, name_database};
+pub use graph::{DEFAULT_CHUNK_PAIRS, GRAPH_TABLE, GraphBuilder, GraphHeader, LinkGraph};
 pub use ingest::{KeepInputs, LINKS_KEY, LinkStats, MAX_TITLE_BYTES, NewPage, PAGE_TEXT_KEY};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
 pub use relatedness::{Meeting, RelatednessIds, RelatednessRow};
 
 /// Bumped whenever a table or column changes meaning; readers check it.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// The single-word forms of a card that the legality rule compares inflections against, and
 /// the domain of the `inflections` table: the card itself if it is one word, else the words

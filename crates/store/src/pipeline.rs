@@ -248,15 +248,10 @@ impl Store<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Every link, `(src, dst)` sorted.
+    /// Every link, `(src, dst)` sorted, from the link graph (a vector of all of them: for
+    /// tests and small tools; the stages read [`Store::link_graph`]).
     pub fn links(&self) -> Result<Vec<(u64, u64)>> {
-        let mut st = self
-            .conn()
-            .prepare_cached("SELECT src, dst FROM links ORDER BY src, dst")?;
-        let rows = st.query_map([], |r| {
-            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        Ok(self.link_graph()?.pairs().collect())
     }
 
     /// The covered terms (those with term pages), sorted: what every later stage and the query

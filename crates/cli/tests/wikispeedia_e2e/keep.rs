@@ -10,8 +10,10 @@ use std::hash::{DefaultHasher, Hasher};
 use std::path::Path;
 
 /// The tables that differ between the two databases by design: the dropped inputs, `meta`
-/// (timings, and what was dropped) and the planner's statistics of them.
-const DIFFERENT: [&str; 4] = ["page_text", "links", "meta", "sqlite_stat1"];
+/// (timings, and what was dropped) and the planner's statistics of them. Everything else, the
+/// term pages, clue pages and PageRank included, comes out the same whether the build writes
+/// the `links` rows (`--keep-links`) or not: the stages read the graph (`link_graph`) either way.
+const DIFFERENT: [&str; 5] = ["page_text", "links", "link_graph", "meta", "sqlite_stat1"];
 
 /// Per table (views left out), its row count and a digest of every value of every row.
 fn tables(c: &Connection) -> BTreeMap<String, (u64, u64)> {
@@ -47,6 +49,11 @@ fn pipeline_all_drops_the_page_text_and_the_links_unless_kept() {
     let (d, k) = (open(db()), open(kept_db()));
     assert_eq!(count(&d, "SELECT count(*) FROM page_text"), 0);
     assert_eq!(count(&d, "SELECT count(*) FROM links"), 0);
+    assert_eq!(count(&d, "SELECT count(*) FROM link_graph"), 0);
+    assert!(
+        count(&k, "SELECT count(*) FROM link_graph") >= 2,
+        "a header and its data"
+    );
     assert_eq!(meta(&d, "pipeline.page_text").as_deref(), Some("dropped"));
     assert_eq!(meta(&d, "pipeline.links").as_deref(), Some("dropped"));
     assert_eq!(count(&k, "SELECT count(*) FROM page_text"), 4604);
@@ -154,4 +161,38 @@ fn a_stage_reading_a_dropped_input_fails_and_leaves_the_database() {
     assert!(run.stderr.contains("for `pipeline all`"), "{}", run.stderr);
     assert!(std::fs::read(&copy).unwrap() == before);
     assert_eq!(tmp_leftovers(dir.path()), Vec::<String>::new());
+}
+
+/// Issue 23, item 4: the link stages read the graph (`link_graph`), never the `links` rows, so
+/// a build that writes the rows (`--keep-links`) and one that does not give the same term
+/// pages, clue pages and PageRank, value for value.
+#[test]
+fn the_link_stages_give_the_same_rows_with_and_without_the_links_table() {
+    let (d, k) = (open(db()), open(kept_db()));
+    assert!(count(&k, "SELECT count(*) FROM links") > 100_000);
+    for sql in [
+        "SELECT term, page_id, origin FROM term_pages ORDER BY 1, 2",
+        "SELECT page_id, link_score, terms_linked FROM clue_pages ORDER BY 1",
+        "SELECT page_id, term, link_score FROM clue_page_terms ORDER BY 1, 2",
+        "SELECT id, pagerank FROM pages ORDER BY id",
+    ] {
+        let rows = |c: &Connection| -> Vec<String> {
+            let mut st = c.prepare(sql).unwrap();
+            let n = st.column_count();
+            let mut rows = st.query([]).unwrap();
+            let mut out = Vec::new();
+            while let Some(r) = rows.next().unwrap() {
+                out.push(
+                    (0..n)
+                        .map(|i| format!("{:?}", r.get_ref(i).unwrap()))
+                        .collect::<Vec<_>>()
+                        .join("|"),
+                );
+            }
+            out
+        };
+        let (a, b) = (rows(&d), rows(&k));
+        assert!(!a.is_empty(), "{sql}: no rows");
+        assert!(a == b, "{sql}: the rows differ");
+    }
 }

@@ -301,8 +301,9 @@ fn irregular_inflections_are_counted() {
 fn meta_records_every_stage() {
     let c = open(db());
     // Schema 6: the relatedness stored by ids (`relatedness_by_id`, `card_words`), read by word
-    // through the `relatedness` view; clue_forms and relatedness_reading since schema 5.
-    assert_eq!(meta(&c, "schema_version").as_deref(), Some("6"));
+    // through the `relatedness` view; clue_forms and relatedness_reading since schema 5; schema
+    // 7: the links as a graph (`link_graph`).
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("7"));
     // Every other form leads to a clue word, and none is a clue word itself; the reading has
     // a row of the same length for every card word of the relatedness.
     let q = |sql: &str| count(&c, sql);
