@@ -6,12 +6,14 @@ mod ingest;
 mod pipeline;
 mod read;
 mod relatedness;
+mod setnet;
 
 pub use build::{Build, Store, name_database};
 pub use ingest::{KeepInputs, LINKS_KEY, LinkStats, MAX_TITLE_BYTES, NewPage, PAGE_TEXT_KEY};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
 pub use relatedness::{Meeting, RelatednessIds, RelatednessRow};
+pub use setnet::{SETNET_TABLE, WeightRow};
 
 /// Bumped whenever a table or column changes meaning; readers check it.
 pub const SCHEMA_VERSION: i64 = 6;
