@@ -271,10 +271,14 @@ fn blocks(y: &mut [f32], c: &[f32], clues_t: &[f32], m: usize, n: usize, d: usiz
     while j0 < n {
         let w = W.min(n - j0);
         for r in 0..m {
-            let mut acc = [0f32; W];
-            acc[..w].copy_from_slice(&y[r * n + j0..r * n + j0 + w]);
             let q = &c[r * d..(r + 1) * d];
             if w == W {
+                // Fixed-size arrays: the block is read and written in registers, not through
+                // a copy call.
+                let out: &mut [f32; W] = (&mut y[r * n + j0..r * n + j0 + W])
+                    .try_into()
+                    .expect("a whole block");
+                let mut acc = *out;
                 for (i, &qi) in q.iter().enumerate() {
                     let col: &[f32; W] = clues_t[i * n + j0..i * n + j0 + W]
                         .try_into()
@@ -283,11 +287,14 @@ fn blocks(y: &mut [f32], c: &[f32], clues_t: &[f32], m: usize, n: usize, d: usiz
                         acc[l] += qi * col[l];
                     }
                 }
-            } else {
-                for (i, &qi) in q.iter().enumerate() {
-                    for l in 0..w {
-                        acc[l] += qi * clues_t[i * n + j0 + l];
-                    }
+                *out = acc;
+                continue;
+            }
+            let mut acc = [0f32; W];
+            acc[..w].copy_from_slice(&y[r * n + j0..r * n + j0 + w]);
+            for (i, &qi) in q.iter().enumerate() {
+                for l in 0..w {
+                    acc[l] += qi * clues_t[i * n + j0 + l];
                 }
             }
             y[r * n + j0..r * n + j0 + w].copy_from_slice(&acc[..w]);
