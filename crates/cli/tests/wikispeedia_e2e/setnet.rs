@@ -117,7 +117,8 @@ fn a_database_without_the_table_names_it() {
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path().join("old.sqlite");
     std::fs::copy(db(), &copy).unwrap();
-    open(&copy)
+    rusqlite::Connection::open(&copy)
+        .unwrap()
         .execute_batch("DROP TABLE setnet_weights")
         .unwrap();
     let args = |strategy: &'static str| {
@@ -147,7 +148,8 @@ fn a_database_without_the_table_names_it() {
     // Tampered: one tensor cut short is an error naming the table and the tensor.
     let cut = dir.path().join("cut.sqlite");
     std::fs::copy(db(), &cut).unwrap();
-    open(&cut)
+    rusqlite::Connection::open(&cut)
+        .unwrap()
         .execute_batch("UPDATE setnet_weights SET data = x'0000' WHERE name = 'h2.bias'")
         .unwrap();
     let mut bad = args("setnet");
