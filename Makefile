@@ -76,9 +76,9 @@ MINILM ?= $(SHARED)/guesser/minilm-L6-top50k.txt.gz
 SCENARIOS ?= $(SHARED)/human-clues/scenarios-dev.tsv
 eval: build
 	$(BIN) eval --games $(EVAL_GAMES) --seed $(EVAL_SEED) --db $(DB) \
-		--strategies relatedness,threshold,herfindahl --guesser own \
+		--strategies relatedness,threshold,herfindahl,setnet --guesser own \
 		--guesser vectors:$(GLOVE) --guesser vectors:$(MINILM)
-	$(BIN) eval --scenarios $(SCENARIOS) --db $(DB) --strategies relatedness,threshold,herfindahl \
+	$(BIN) eval --scenarios $(SCENARIOS) --db $(DB) --strategies relatedness,threshold,herfindahl,setnet \
 		--guesser vectors:$(GLOVE) --guesser vectors:$(MINILM)
 
 clean:

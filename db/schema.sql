@@ -200,3 +200,13 @@ CREATE TABLE IF NOT EXISTS relatedness_evidence (
     excerpt TEXT,              -- a sentence of that page where they meet
     PRIMARY KEY (term, clue)
 ) WITHOUT ROWID;
+
+-- The set-network spymaster's trained weights (stage `setnet`, `--strategy setnet`): one row per
+-- named tensor, `shape` its dimensions joined by `x` (`64x96`), `data` one little-endian float32
+-- per value, row-major. Added within schema 6: a database built before it has no such table and
+-- answers every other strategy as before (db/README.md, "Set network").
+CREATE TABLE IF NOT EXISTS setnet_weights (
+    name  TEXT PRIMARY KEY,
+    shape TEXT NOT NULL,
+    data  BLOB NOT NULL
+) WITHOUT ROWID;

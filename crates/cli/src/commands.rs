@@ -135,6 +135,13 @@ pub struct PipelineArgs {
     /// score (then standardised again).
     #[arg(long, default_value_t = pipeline::RelateParams::default().meeting_weight)]
     meeting_weight: f32,
+    /// setnet: the seed of the games mined and of the initial weights (the same seed, the same
+    /// weights).
+    #[arg(long, default_value_t = setnet::Params::default().seed)]
+    setnet_seed: u64,
+    /// setnet: the most training steps (32 games each; 4 per card word on a smaller deck).
+    #[arg(long, default_value_t = setnet::Params::default().steps)]
+    setnet_steps: usize,
     /// The database; replaced only if every requested stage succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
@@ -374,6 +381,11 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             ppmi_weight: a.ppmi_weight,
             meeting_weight: a.meeting_weight,
             ..pipeline::RelateParams::default()
+        },
+        setnet: setnet::Params {
+            seed: a.setnet_seed,
+            steps: a.setnet_steps,
+            ..setnet::Params::default()
         },
     };
     let stages: Vec<&str> = match a.stage.as_str() {

@@ -41,7 +41,10 @@ pub struct SuggestArgs {
     /// documents). herfindahl departs from the published method: the assassin's and every
     /// negative card's document are clusters to avoid; a clue's targets are the cluster's cards
     /// whose document has it and whose score with it beats every card to avoid, as threshold
-    /// demands; clues rank by weight × number of targets.
+    /// demands; clues rank by weight × number of targets. `setnet`: the set network the
+    /// `setnet` stage trained proposes a clue vector for every subset of your cards, decoded to
+    /// the nearest legal clue word and said only if it clears the relatedness margins (else
+    /// `"clue": null`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: StrategyKind,
     /// How many suggestions (the best and its alternatives), 1 or more.
@@ -233,7 +236,7 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
     let known = match strategy {
-        StrategyKind::Relatedness(_) => k.card_words()?,
+        StrategyKind::Relatedness(_) | StrategyKind::Setnet(_) => k.card_words()?,
         _ => store.terms()?,
     };
     let warnings = unknown_words(
@@ -309,12 +312,21 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     warn(&warnings);
     // Per term: the seed-003 evidence (`scores`), the relatedness and where the two meet.
     let found = query::store_knowledge::explain(&store, &clue, &terms)?;
+    // The set network's view (`--strategy setnet`): the terms as the subset, their distances
+    // to the clue in its space. Absent when the database has no trained network.
+    let setnet = match Knowledge::setnet(&store) {
+        Ok(net) => {
+            let id = Knowledge::clue_words(&store)?.id(&clue);
+            query::setnet::explain(&net, id, &terms)
+        }
+        Err(_) => None,
+    };
     if a.json {
         writeln!(
             out,
             "{}",
             serde_json::to_string(
-                &serde_json::json!({"clue": clue, "terms": found, "warnings": warnings})
+                &serde_json::json!({"clue": clue, "terms": found, "setnet": setnet, "warnings": warnings})
             )?
         )?;
         return Ok(());
@@ -370,6 +382,25 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
                 writeln!(out, "    \"{x}\"")?;
             }
         }
+    }
+    if let Some(x) = setnet {
+        let dist = |d: Option<f32>| d.map_or("no embedding".to_string(), |d| format!("{d:.3}"));
+        let subset: Vec<String> = x
+            .subset
+            .iter()
+            .map(|(w, d)| format!("{w} {}", dist(*d)))
+            .collect();
+        writeln!(
+            out,
+            "setnet: distance from {clue} to the subset's cards (0 to 2; the losses' d): {}",
+            subset.join(", ")
+        )?;
+        let near: Vec<String> = x
+            .nearest_cards
+            .iter()
+            .map(|(w, d)| format!("{w} {d:.3}"))
+            .collect();
+        writeln!(out, "    nearest card words to {clue}: {}", near.join(", "))?;
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ pub mod pagerank;
 pub mod progress;
 pub mod relatedness;
 pub mod scores;
+pub mod setnet;
 mod sql_tables;
 pub mod term_pages;
 pub mod terms;
@@ -25,7 +26,7 @@ use std::time::Instant;
 use store::Build;
 
 /// The stages after ingest, in the order `pipeline all` runs them.
-pub const STAGES: [&str; 8] = [
+pub const STAGES: [&str; 9] = [
     "terms",
     "term_pages",
     "clue_pages",
@@ -34,6 +35,7 @@ pub const STAGES: [&str; 8] = [
     "pagerank",
     "scores",
     "relatedness",
+    "setnet",
 ];
 
 /// The stages that read the page text (`page_text`), and those that read the links (`links`):
@@ -76,6 +78,8 @@ pub struct Config {
     pub keep_all_neighbours: bool,
     /// The relatedness measure's parameters (see [`relatedness`]).
     pub relate: relate::Params,
+    /// The set network's training parameters (see [`setnet`](mod@setnet)).
+    pub setnet: ::setnet::Params,
 }
 
 impl Default for Config {
@@ -85,6 +89,7 @@ impl Default for Config {
             terms: None,
             keep_all_neighbours: false,
             relate: relate::Params::default(),
+            setnet: ::setnet::Params::default(),
         }
     }
 }
@@ -102,6 +107,7 @@ pub fn run_stage(build: &Build, name: &str, config: &Config) -> Result<()> {
         "pagerank" => pagerank::run(build, &pagerank::Params::default())?,
         "scores" => scores::run(build)?,
         "relatedness" => relatedness::run(build, &config.relate)?,
+        "setnet" => setnet::run(build, &config.setnet)?,
         other => anyhow::bail!(
             "unknown stage {other:?}; stages are: ingest, {}",
             STAGES.join(", ")

@@ -59,6 +59,11 @@ pub trait Knowledge {
     fn clue_form(&self, _word: &str) -> anyhow::Result<Option<String>> {
         Ok(None)
     }
+    /// The set network the `setnet` stage trained (table `setnet_weights`), read once; an
+    /// error naming the table when the knowledge has none.
+    fn setnet(&self) -> anyhow::Result<Arc<crate::setnet::Trained>> {
+        anyhow::bail!("no set network here (table setnet_weights): run `clue-db pipeline setnet`")
+    }
     /// The card words boards are drawn from: those with relatedness, else the covered terms.
     fn card_words(&self) -> anyhow::Result<Vec<String>> {
         self.terms()
@@ -126,6 +131,7 @@ pub mod legality;
 pub mod relatedness;
 pub mod request;
 pub mod scenarios;
+pub mod setnet;
 pub mod store_knowledge;
 pub mod strategy;
 pub mod threshold;

@@ -78,10 +78,10 @@ pub const DEFAULT_ASSASSIN_MARGIN: f64 = 4.0;
 
 /// The shares of the margins tried in turn when no clue clears them whole (the last, just
 /// above 0: a target must still rank above every card to avoid).
-const LEVELS: [f64; 5] = [1.0, 0.75, 0.5, 0.25, f64::MIN_POSITIVE];
+pub(crate) const LEVELS: [f64; 5] = [1.0, 0.75, 0.5, 0.25, f64::MIN_POSITIVE];
 
 /// `λ / (1 + λ)`: a safety in [0, 1) that keeps its order (1 for an infinite one).
-fn squash(l: f64) -> f64 {
+pub(crate) fn squash(l: f64) -> f64 {
     if l.is_infinite() { 1.0 } else { l / (1.0 + l) }
 }
 
@@ -107,15 +107,15 @@ pub fn safety(s: f64, avoid: &[(f64, f64)]) -> f64 {
 
 /// The board read once: the team's cards with their rows, and per clue word the highest score
 /// of each kind of card to avoid (an unknown card counts at the clue's risk).
-struct Rows {
-    clues: Arc<ClueWords>,
-    pos: Vec<(String, Arc<[f32]>)>,
+pub(crate) struct Rows {
+    pub(crate) clues: Arc<ClueWords>,
+    pub(crate) pos: Vec<(String, Arc<[f32]>)>,
     /// Per clue word: highest opponent, bystander and assassin score (−∞ when none).
-    avoid: Vec<[f64; 3]>,
+    pub(crate) avoid: Vec<[f64; 3]>,
 }
 
 impl Rows {
-    fn read(k: &dyn Knowledge, req: &Request) -> anyhow::Result<Rows> {
+    pub(crate) fn read(k: &dyn Knowledge, req: &Request) -> anyhow::Result<Rows> {
         let clues = k.clue_words()?;
         if clues.is_empty() {
             anyhow::bail!(

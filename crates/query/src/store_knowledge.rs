@@ -63,6 +63,22 @@ impl Knowledge for Store<'_> {
         }
     }
 
+    fn setnet(&self) -> Result<Arc<crate::setnet::Trained>> {
+        let rows = self.setnet_weights()?;
+        let meta = |k: &str| self.meta(k).ok().flatten();
+        let trained = crate::setnet::Trained::from_rows(
+            rows,
+            self.related_cards()
+                .with_context(table("relatedness_vectors"))?,
+            Store::clue_words(self)
+                .with_context(table("clue_words"))?
+                .len(),
+            crate::setnet::alphas_from(meta),
+            meta("setnet.skipped"),
+        )?;
+        Ok(Arc::new(trained))
+    }
+
     fn card_words(&self) -> Result<Vec<String>> {
         let related = self
             .related_cards()
@@ -100,6 +116,8 @@ pub struct KnowledgeCache {
     top_scores: OnceLock<Arc<TopScores>>,
     vectors: Mutex<HashMap<String, Option<Arc<[f32]>>>>,
     readings: Mutex<HashMap<String, Option<Arc<[f32]>>>>,
+    /// The set network with its embedding and decoding matrix (`setnet`), read once.
+    setnet: OnceLock<Arc<crate::setnet::Trained>>,
 }
 
 /// The store as [`Knowledge`], keeping what a game or a benchmark reads again and again (the
@@ -194,6 +212,14 @@ impl Knowledge for StoreKnowledge<'_> {
         cached(&self.cache.readings, card, || {
             Knowledge::reading(self.store, card)
         })
+    }
+
+    fn setnet(&self) -> Result<Arc<crate::setnet::Trained>> {
+        if let Some(n) = self.cache.setnet.get() {
+            return Ok(n.clone());
+        }
+        let n = Knowledge::setnet(self.store)?;
+        Ok(self.cache.setnet.get_or_init(|| n).clone())
     }
 
     fn card_words(&self) -> Result<Vec<String>> {

@@ -9,6 +9,7 @@ use crate::herfindahl::{self, HerfindahlParams};
 use crate::legality::Legality;
 use crate::relatedness::{self, RelatednessParams};
 use crate::request::{Request, Suggestion};
+use crate::setnet::{self, SetnetParams};
 use crate::threshold::{self, ThresholdParams};
 
 /// A way of choosing clues; games and evaluations take any of them.
@@ -41,6 +42,7 @@ pub enum StrategyKind {
     Threshold(ThresholdParams),
     Herfindahl(HerfindahlParams),
     Relatedness(RelatednessParams),
+    Setnet(SetnetParams),
 }
 
 /// The strategy `suggest`, `play` and `eval` use when none is named: the one that measures best
@@ -48,7 +50,7 @@ pub enum StrategyKind {
 pub const DEFAULT_STRATEGY: &str = "relatedness";
 
 /// Every strategy name, in the order reports list them.
-pub const STRATEGIES: [&str; 3] = ["relatedness", "threshold", "herfindahl"];
+pub const STRATEGIES: [&str; 4] = ["relatedness", "threshold", "herfindahl", "setnet"];
 
 /// Margins given on the command line; `None` keeps the strategy's default.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -60,12 +62,13 @@ pub struct Margins {
 
 impl std::str::FromStr for StrategyKind {
     type Err = anyhow::Error;
-    /// `relatedness`, `threshold` or `herfindahl`, with default parameters.
+    /// `relatedness`, `threshold`, `herfindahl` or `setnet`, with default parameters.
     fn from_str(s: &str) -> anyhow::Result<StrategyKind> {
         match s {
             "threshold" => Ok(StrategyKind::Threshold(ThresholdParams::default())),
             "herfindahl" => Ok(StrategyKind::Herfindahl(HerfindahlParams::default())),
             "relatedness" => Ok(StrategyKind::Relatedness(RelatednessParams::default())),
+            "setnet" => Ok(StrategyKind::Setnet(SetnetParams::default())),
             other => bail!(
                 "unknown strategy {other:?} (expected {})",
                 STRATEGIES.join(", ")
@@ -83,14 +86,21 @@ impl StrategyKind {
             StrategyKind::Relatedness(p) => {
                 StrategyKind::Relatedness(RelatednessParams { top, ..p })
             }
+            StrategyKind::Setnet(p) => StrategyKind::Setnet(SetnetParams { top, ..p }),
         }
     }
 
-    /// Sets the margins given: relatedness has all three; threshold and herfindahl only the
-    /// assassin's (they avoid every other card with no margin).
+    /// Sets the margins given: relatedness and setnet have all three; threshold and herfindahl
+    /// only the assassin's (they avoid every other card with no margin).
     pub fn with_margins(self, m: Margins) -> StrategyKind {
         match self {
             StrategyKind::Relatedness(p) => StrategyKind::Relatedness(RelatednessParams {
+                opponent_margin: m.opponent.unwrap_or(p.opponent_margin),
+                neutral_margin: m.neutral.unwrap_or(p.neutral_margin),
+                assassin_margin: m.assassin.unwrap_or(p.assassin_margin),
+                ..p
+            }),
+            StrategyKind::Setnet(p) => StrategyKind::Setnet(SetnetParams {
                 opponent_margin: m.opponent.unwrap_or(p.opponent_margin),
                 neutral_margin: m.neutral.unwrap_or(p.neutral_margin),
                 assassin_margin: m.assassin.unwrap_or(p.assassin_margin),
@@ -119,6 +129,10 @@ impl StrategyKind {
                 assassin_margin,
                 ..p
             }),
+            StrategyKind::Setnet(p) => StrategyKind::Setnet(SetnetParams {
+                assassin_margin,
+                ..p
+            }),
         }
     }
 }
@@ -129,6 +143,7 @@ impl Strategy for StrategyKind {
             StrategyKind::Threshold(_) => "threshold",
             StrategyKind::Herfindahl(_) => "herfindahl",
             StrategyKind::Relatedness(_) => "relatedness",
+            StrategyKind::Setnet(_) => "setnet",
         }
     }
     fn suggest(
@@ -141,6 +156,7 @@ impl Strategy for StrategyKind {
             StrategyKind::Threshold(p) => threshold::suggest(k, req, legality, p),
             StrategyKind::Herfindahl(p) => herfindahl::suggest(k, req, legality, p),
             StrategyKind::Relatedness(p) => relatedness::suggest(k, req, legality, p),
+            StrategyKind::Setnet(p) => setnet::suggest(k, req, legality, p),
         }
     }
     fn fallback(
@@ -151,6 +167,18 @@ impl Strategy for StrategyKind {
     ) -> anyhow::Result<Option<Suggestion>> {
         match self {
             StrategyKind::Relatedness(p) => relatedness::fallback(k, req, legality, p),
+            // The relatedness strategy's clue for one card, with setnet's margins.
+            StrategyKind::Setnet(p) => relatedness::fallback(
+                k,
+                req,
+                legality,
+                &RelatednessParams {
+                    opponent_margin: p.opponent_margin,
+                    neutral_margin: p.neutral_margin,
+                    assassin_margin: p.assassin_margin,
+                    ..RelatednessParams::default()
+                },
+            ),
             _ => Ok(None),
         }
     }

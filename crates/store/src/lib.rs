@@ -7,6 +7,7 @@ mod ingest;
 mod pipeline;
 mod read;
 mod relatedness;
+mod setnet;
 
 pub use build::{Build, Store, name_database};
 pub use graph::{DEFAULT_CHUNK_PAIRS, GRAPH_TABLE, GraphBuilder, GraphHeader, LinkGraph};
@@ -14,6 +15,7 @@ pub use ingest::{KeepInputs, LINKS_KEY, LinkStats, MAX_TITLE_BYTES, NewPage, PAG
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
 pub use relatedness::{Meeting, RelatednessIds, RelatednessRow};
+pub use setnet::{SETNET_TABLE, WeightRow};
 
 /// Bumped whenever a table or column changes meaning; readers check it.
 pub const SCHEMA_VERSION: i64 = 7;

@@ -8,6 +8,7 @@ mod keep;
 mod pipeline;
 mod query;
 mod relatedness;
+mod setnet;
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;

@@ -633,7 +633,7 @@ fn play_is_deterministic() {
     use query::legality::Legality;
     use query::store_knowledge::TextLexicon;
     let c = open(db());
-    for strategy in ["relatedness", "threshold", "herfindahl"] {
+    for strategy in ["relatedness", "threshold", "herfindahl", "setnet"] {
         let play = |seed: &str, json: bool| {
             let mut args = vec!["play", "--seed", seed, "--strategy", strategy];
             if json {

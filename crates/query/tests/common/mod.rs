@@ -19,6 +19,8 @@ pub struct MemoryKnowledge {
     /// Each card word's relatedness with the clue words it was given; every other clue word
     /// reads 0 (the measure is dense: a card with a row has a value for every clue word).
     pub related: BTreeMap<String, HashMap<String, f32>>,
+    /// The set network, when a test trained one.
+    pub setnet: Option<Arc<query::setnet::Trained>>,
 }
 
 impl MemoryKnowledge {
@@ -111,6 +113,11 @@ impl Knowledge for MemoryKnowledge {
                 .map(|(w, _, _)| row.get(w).copied().unwrap_or(0.0))
                 .collect()
         }))
+    }
+    fn setnet(&self) -> anyhow::Result<Arc<query::setnet::Trained>> {
+        self.setnet
+            .clone()
+            .ok_or_else(|| anyhow::anyhow!("no set network here (table setnet_weights)"))
     }
     /// As the store: the cards with relatedness when there are any, else the covered terms.
     fn card_words(&self) -> anyhow::Result<Vec<String>> {
