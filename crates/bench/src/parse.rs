@@ -262,6 +262,7 @@ mod tests {
                 ("pagerank", "-"),
                 ("scores", "-"),
                 ("relatedness", "41.8"),
+                ("setnet", "-"),
                 ("ingest.enwiki-2015-wikiextractor", "12.893"),
                 ("shiny", "0.5"),
             ]

@@ -314,13 +314,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     let found = query::store_knowledge::explain(&store, &clue, &terms)?;
     // The set network's view (`--strategy setnet`): the terms as the subset, their distances
     // to the clue in its space. Absent when the database has no trained network.
-    let setnet = match Knowledge::setnet(&store) {
-        Ok(net) => {
-            let id = Knowledge::clue_words(&store)?.id(&clue);
-            query::setnet::explain(&net, id, &terms)
-        }
-        Err(_) => None,
-    };
+    let setnet = query::store_knowledge::setnet_explain(&store, &clue, &terms)?;
     if a.json {
         writeln!(
             out,

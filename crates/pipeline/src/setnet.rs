@@ -13,6 +13,10 @@ use store::Build;
 
 /// The most training steps per card word (the rule recorded as `setnet.steps_rule`).
 pub const STEPS_PER_CARD: usize = 4;
+/// Clue words per training step at most: the network decodes into the relatedness's clue words,
+/// and a corpus that kept a few hundred of them (a test corpus: 140 for the enwiki sample) has
+/// little for 600 steps to learn; the offline corpora (16,400) train all 600.
+pub const CLUE_WORDS_PER_STEP: usize = 25;
 
 pub fn run(build: &Build, p: &setnet::Params) -> Result<()> {
     let reader = build.reader();
@@ -56,7 +60,10 @@ pub fn run(build: &Build, p: &setnet::Params) -> Result<()> {
     // Steps by the deck's size: a few steps per card word, at most `p.steps` (a test corpus of
     // a handful of card words trains in a blink; the 400 card words take all of them).
     let p = &setnet::Params {
-        steps: p.steps.min(STEPS_PER_CARD * cards.len()),
+        steps: p
+            .steps
+            .min(STEPS_PER_CARD * cards.len())
+            .min((clues / CLUE_WORDS_PER_STEP).max(1)),
         ..*p
     };
     let refs: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
@@ -92,7 +99,7 @@ pub fn run(build: &Build, p: &setnet::Params) -> Result<()> {
             (
                 "steps_rule",
                 format!(
-                    "min({}, {STEPS_PER_CARD} per card word)",
+                    "min({}, {STEPS_PER_CARD} per card word, 1 per {CLUE_WORDS_PER_STEP} clue words)",
                     setnet::Params::default().steps
                 ),
             ),

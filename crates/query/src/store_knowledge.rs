@@ -256,6 +256,21 @@ pub fn explain(store: &Store, clue: &str, terms: &[String]) -> Result<Vec<Explai
         .collect()
 }
 
+/// The set network's view of `clue` with `terms` as the subset (`clue-db explain`,
+/// `/api/explain`): `None` when the database has no usable trained network (`explain` is no
+/// setnet clue, so it answers without it) or the clue is no clue word.
+pub fn setnet_explain(
+    store: &Store,
+    clue: &str,
+    terms: &[String],
+) -> Result<Option<crate::setnet::Explained>> {
+    let Ok(net) = Knowledge::setnet(store) else {
+        return Ok(None);
+    };
+    let id = Knowledge::clue_words(store)?.id(clue);
+    Ok(crate::setnet::explain(&net, id, terms))
+}
+
 /// The warning `explain` gives for a clue that is no clue word of the database, if it is not.
 pub fn clue_warning(store: &Store, clue: &str) -> Result<Option<String>> {
     Ok((!store.is_clue(clue)?)

@@ -616,7 +616,8 @@ pub struct ExplainBody {
 }
 
 /// `clue-db explain --json`'s answer: per term the scores' evidence (page, count, excerpt…), the
-/// relatedness and where the words meet; then the warnings.
+/// relatedness and where the words meet; the set network's distances (null without one); then
+/// the warnings.
 async fn explain(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<ExplainBody>,
@@ -627,13 +628,13 @@ async fn explain(
         return Err(ApiError::bad("terms is empty: give the cards to explain"));
     }
     let c = clue.clone();
-    let (found, warnings) = blocking(&state, move |_, db| {
+    let x = blocking(&state, move |_, db| {
         covered(db.terms(), &terms.iter().collect::<Vec<_>>())?;
         Ok(db.explain(&c, &terms)?)
     })
     .await?;
     Ok(Json(
-        json!({ "clue": clue, "terms": found, "warnings": warnings }),
+        json!({ "clue": clue, "terms": x.terms, "setnet": x.setnet, "warnings": x.warnings }),
     ))
 }
 

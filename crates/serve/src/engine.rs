@@ -294,11 +294,16 @@ impl Db<'_> {
         Ok(Answer::new(strategy.name(), ranked))
     }
 
-    /// The evidence behind the clue's score with each term (`clue-db explain`).
-    pub fn explain(&self, clue: &str, terms: &[String]) -> Result<(Vec<Explained>, Vec<String>)> {
-        let found = query::store_knowledge::explain(self.store, clue, terms)?;
-        let warnings = query::store_knowledge::clue_warning(self.store, clue)?;
-        Ok((found, warnings.into_iter().collect()))
+    /// The evidence behind the clue's score with each term, and the set network's view of them
+    /// when the database has one (`clue-db explain`).
+    pub fn explain(&self, clue: &str, terms: &[String]) -> Result<Explanation> {
+        Ok(Explanation {
+            terms: query::store_knowledge::explain(self.store, clue, terms)?,
+            setnet: query::store_knowledge::setnet_explain(self.store, clue, terms)?,
+            warnings: query::store_knowledge::clue_warning(self.store, clue)?
+                .into_iter()
+                .collect(),
+        })
     }
 
     /// The guesser's ranking of `words` for a clue (`clue-db guess`).
@@ -320,4 +325,12 @@ impl Db<'_> {
     pub fn board(&self, seed: u64) -> Result<Board> {
         Board::random(&self.snapshot.terms, seed)
     }
+}
+
+/// What `/api/explain` answers: `clue-db explain --json`'s fields.
+#[derive(Debug, Clone)]
+pub struct Explanation {
+    pub terms: Vec<Explained>,
+    pub setnet: Option<query::setnet::Explained>,
+    pub warnings: Vec<String>,
 }
