@@ -72,16 +72,7 @@ pub fn run(build: &Build, p: &setnet::Params) -> Result<()> {
     let space_seconds = t.elapsed().as_secs_f64();
     let trained = setnet::train(&space.cards, space.dims, p)?;
     let mut tensors = trained.tensors.clone();
-    tensors.push(setnet::Tensor::new(
-        setnet::infer::CARDS,
-        vec![cards.len(), space.dims],
-        space.cards.clone(),
-    ));
-    tensors.push(setnet::Tensor::new(
-        setnet::infer::CLUES,
-        vec![clues, space.dims],
-        space.clues.clone(),
-    ));
+    tensors.extend(space.tensors());
     let stored: Vec<store::WeightRow> = tensors
         .iter()
         .map(|t| (t.name.clone(), t.shape_text(), t.bytes()))

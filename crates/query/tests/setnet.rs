@@ -57,16 +57,7 @@ fn knowledge() -> MemoryKnowledge {
     let space = setnet::Space::from_scores(&refs, words.len(), p.dims, 1);
     let trained = setnet::train(&space.cards, space.dims, &p).unwrap();
     let mut tensors = trained.tensors;
-    tensors.push(setnet::Tensor::new(
-        setnet::infer::CARDS,
-        vec![cards.len(), space.dims],
-        space.cards.clone(),
-    ));
-    tensors.push(setnet::Tensor::new(
-        setnet::infer::CLUES,
-        vec![words.len(), space.dims],
-        space.clues.clone(),
-    ));
+    tensors.extend(space.tensors());
     let stored = tensors
         .iter()
         .map(|t| (t.name.clone(), t.shape_text(), t.bytes()))

@@ -7,6 +7,8 @@
 //! and clue words share one space, so the nearest clue word to the network's `c(t)` is a
 //! decoding the relatedness agrees with.
 
+use crate::Tensor;
+use crate::infer::{CARDS, CLUES};
 use relate::linalg::Mat;
 
 /// Card words and clue words in one `dims`-dimensional space, rows of unit length.
@@ -20,6 +22,24 @@ pub struct Space {
 }
 
 impl Space {
+    /// The space as the two tensors stored beside the weights ([`CARDS`], [`CLUES`]): the
+    /// strategy decodes in the space the network was trained in, read back from the database.
+    pub fn tensors(&self) -> [Tensor; 2] {
+        let rows = |v: &[f32]| v.len() / self.dims.max(1);
+        [
+            Tensor::new(
+                CARDS,
+                vec![rows(&self.cards), self.dims],
+                self.cards.clone(),
+            ),
+            Tensor::new(
+                CLUES,
+                vec![rows(&self.clues), self.dims],
+                self.clues.clone(),
+            ),
+        ]
+    }
+
     /// From the score rows of the card words (each `clues` long), `dims` dimensions (fewer when
     /// the matrix has fewer), seeded.
     pub fn from_scores(rows: &[&[f32]], clues: usize, dims: usize, seed: u64) -> Space {

@@ -789,33 +789,16 @@ impl crate::Store<'_> {
     /// The header of the stored graph, `None` when no ingest stored one (a database without
     /// links, or whose links `pipeline all` dropped).
     pub fn link_graph_header(&self) -> Result<Option<GraphHeader>> {
-        let blob: Option<Vec<u8>> = self
-            .conn()
-            .prepare_cached("SELECT data FROM link_graph WHERE chunk = 0")?
-            .query_row([], |r| r.get(0))
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-            .context("reading table link_graph")?;
-        blob.map(|b| GraphHeader::decode(&b)).transpose()
+        self.link_graph_chunk(0)?
+            .map(|b| GraphHeader::decode(&b))
+            .transpose()
     }
 
     /// The stored graph, read whole and checked ([`decode`]); with no graph stored, a graph
     /// over no page (every stage then sees no link, as with an empty `links` table before).
     pub fn link_graph(&self) -> Result<LinkGraph> {
         let c = self.conn();
-        let header: Option<Vec<u8>> = c
-            .prepare_cached("SELECT data FROM link_graph WHERE chunk = 0")?
-            .query_row([], |r| r.get(0))
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })
-            .context("reading table link_graph")?;
-        let Some(header) = header else {
+        let Some(header) = self.link_graph_chunk(0)? else {
             return Ok(LinkGraph::default());
         };
         let h = GraphHeader::decode(&header)?;
@@ -830,16 +813,20 @@ impl crate::Store<'_> {
                 h.chunks
             );
         }
-        let mut st = c.prepare_cached("SELECT data FROM link_graph WHERE chunk = ?1")?;
-        decode(&header, |k| {
-            st.query_row([k as i64], |r| r.get::<_, Vec<u8>>(0))
-                .map(Some)
-                .or_else(|e| match e {
-                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                    e => Err(e),
-                })
-                .with_context(|| format!("reading table link_graph (chunk {k})"))
-        })
+        decode(&header, |k| self.link_graph_chunk(k))
+    }
+
+    /// Chunk `k` of the stored graph (0 is the header), `None` when there is no such row.
+    fn link_graph_chunk(&self, k: u64) -> Result<Option<Vec<u8>>> {
+        self.conn()
+            .prepare_cached("SELECT data FROM link_graph WHERE chunk = ?1")?
+            .query_row([k as i64], |r| r.get(0))
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })
+            .with_context(|| format!("reading table link_graph (chunk {k})"))
     }
 }
 
