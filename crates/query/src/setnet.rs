@@ -168,29 +168,23 @@ struct Candidate {
     safety: f64,
 }
 
-/// The nearest clue word to a row of closeness (higher nearer) that may be said.
-fn nearest_legal(row: &[f32], words: &[String], legality: &Legality<'_>) -> Option<usize> {
-    // Most boards find it among the nearest few, kept in one pass (a sort of the whole row
-    // costs more than the network); the whole order only when none of them may be said.
-    const HEAD: usize = 16;
-    let mut head: Vec<usize> = Vec::with_capacity(HEAD + 1);
-    // The lowest closeness kept once the head is full: most words fail this one comparison
-    // (scanned in index order, a tie keeps the earlier word).
-    let mut worst = f32::NEG_INFINITY;
-    for (j, &v) in row.iter().enumerate() {
-        if head.len() == HEAD && v <= worst {
-            continue;
-        }
-        let at = head.partition_point(|&h| row[h] >= v);
-        head.insert(at, j);
-        head.truncate(HEAD);
-        if head.len() == HEAD {
-            worst = row[head[HEAD - 1]];
-        }
+/// How many of the nearest clue words are kept per decoded subset: most boards find one that
+/// may be said among them (a sort of all clue words costs more than the network).
+const HEAD: usize = 16;
+
+/// The nearest clue word to the clue vector `q` that may be said: the first legal word of its
+/// `head` (the [`HEAD`] nearest, from [`setnet::Model::nearest`]), else of the whole order.
+fn nearest_legal(
+    m: &setnet::Model,
+    q: &[f32],
+    head: &[u32],
+    words: &[String],
+    legality: &Legality<'_>,
+) -> Option<usize> {
+    if let Some(&j) = head.iter().find(|&&j| legality.allows(&words[j as usize])) {
+        return Some(j as usize);
     }
-    if let Some(&j) = head.iter().find(|&&j| legality.allows(&words[j])) {
-        return Some(j);
-    }
+    let row = m.closeness(q, 1);
     let mut idx: Vec<usize> = (0..row.len()).collect();
     idx.sort_by(|&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)));
     idx.into_iter().find(|&j| legality.allows(&words[j]))
@@ -244,13 +238,13 @@ pub fn suggest(
         .iter()
         .flat_map(|&(_, i)| c[i * d..(i + 1) * d].iter().copied())
         .collect();
-    let close = m.closeness(&q, picked.len());
+    let heads = m.nearest(&q, picked.len(), HEAD);
     let clues = &rows.clues;
-    let nc = clues.len();
     let margins = [p.opponent_margin, p.neutral_margin, p.assassin_margin];
     let mut candidates: Vec<Candidate> = Vec::new();
     for (r, &(mask, _)) in picked.iter().enumerate() {
-        let Some(j) = nearest_legal(&close[r * nc..(r + 1) * nc], &clues.words, legality) else {
+        let qr = &q[r * d..(r + 1) * d];
+        let Some(j) = nearest_legal(m, qr, &heads[r], &clues.words, legality) else {
             continue;
         };
         let targets: Vec<usize> = members(mask).map(|t| team[t].0).collect();

@@ -1,10 +1,11 @@
 //! The trained network for queries: the forward pass of [`crate::model`] in plain `f32` with
-//! `matrixmultiply` products (no autograd, no tensor allocation per layer: a board's 511
-//! subsets in well under a millisecond), the embedding of the card words, and the decoding
+//! the products of [`crate::kernel`] (no autograd, no tensor allocation per layer, no thread
+//! hand-off: a board's 511 subsets in well under a millisecond), the embedding of the card words, and the decoding
 //! matrix of the clue words, all read once per database.
 
 use anyhow::{Context, Result, bail};
 
+use crate::kernel::{Blocked, Heads, W, distances};
 use crate::model::{Alphas, layer_sizes};
 use crate::subsets::{MAX_TEAM, members, subsets};
 use crate::weights::{Tensor, take};
@@ -14,47 +15,36 @@ use crate::weights::{Tensor, take};
 pub const CARDS: &str = "card_vectors";
 pub const CLUES: &str = "clue_vectors";
 
+/// A layer `x · Wᵀ + b`: the rows of `W` blocked for [`Blocked::product`], the bias as the
+/// sums' start.
 struct Layer {
-    /// `out × in`, row-major.
-    w: Vec<f32>,
-    b: Vec<f32>,
-    inp: usize,
-    out: usize,
+    w: Blocked,
+    start: Vec<f32>,
 }
 
 impl Layer {
-    /// `x · Wᵀ + b` for `m` rows of `x`, then ReLU when asked.
-    fn apply(&self, x: &[f32], m: usize, relu: bool) -> Vec<f32> {
-        let mut y = vec![0f32; m * self.out];
-        for row in y.chunks_mut(self.out) {
-            row.copy_from_slice(&self.b);
-        }
-        if m > 0 {
-            // SAFETY: the slices hold m × inp, inp × out (Wᵀ through strides) and m × out
-            // values, as the strides say.
-            unsafe {
-                matrixmultiply::sgemm(
-                    m,
-                    self.inp,
-                    self.out,
-                    1.0,
-                    x.as_ptr(),
-                    self.inp as isize,
-                    1,
-                    self.w.as_ptr(),
-                    1,
-                    self.inp as isize,
-                    1.0,
-                    y.as_mut_ptr(),
-                    self.out as isize,
-                    1,
-                );
-            }
-        }
+    /// From `W` (`out × inp`, row-major) and `b`, or the columns `cols` of `W` only.
+    fn new(w: &[f32], b: &[f32], inp: usize, cols: std::ops::Range<usize>) -> Layer {
+        let rows: Vec<f32> = w
+            .chunks_exact(inp)
+            .flat_map(|row| row[cols.clone()].iter().copied())
+            .collect();
+        let w = Blocked::from_rows(&rows, cols.len());
+        let start = w.padded(b, 0.0);
+        Layer { w, start }
+    }
+
+    /// `x · Wᵀ + start` for `m` rows of `x`, then ReLU when asked.
+    fn apply_from(&self, x: &[f32], m: usize, start: &[f32], relu: bool) -> Vec<f32> {
+        let mut y = self.w.all(x, m, start);
         if relu {
             y.iter_mut().for_each(|v| *v = v.max(0.0));
         }
         y
+    }
+
+    fn apply(&self, x: &[f32], m: usize, relu: bool) -> Vec<f32> {
+        self.apply_from(x, m, &self.start, relu)
     }
 }
 
@@ -62,15 +52,18 @@ impl Layer {
 pub struct Model {
     pub d: usize,
     pub k: usize,
+    /// `phi_t`, `rho_t`, `phi_e`, `rho_e`, then `h1` split in two: its columns for `g_t`
+    /// (one product per subset) and for `g_e` and the assassin (the same for every subset:
+    /// one product per board, the bias folded in), then `h2`.
     layers: Vec<Layer>,
     /// `cards × d`.
     pub cards: Vec<f32>,
     /// `clues × d`.
     pub clues: Vec<f32>,
-    /// The clue rows transposed (`d × clues`), for [`Model::closeness`].
-    clues_t: Vec<f32>,
-    /// `½‖v‖²` per clue row: the nearest clue to `c` maximises `c·v − ½‖v‖²`.
-    half_norms: Vec<f32>,
+    /// The clue rows blocked for decoding ([`Model::nearest`]).
+    clues_b: Blocked,
+    /// `−½‖v‖²` per clue row, padded: the nearest clue to `c` maximises `c·v − ½‖v‖²`.
+    start: Vec<f32>,
     /// The margins it was trained with (to rank subsets on the board in its own space).
     pub alphas: Alphas,
 }
@@ -95,12 +88,14 @@ impl Model {
         };
         let mut layers = Vec::new();
         for (name, inp, out) in layer_sizes(d, k, hidden) {
-            layers.push(Layer {
-                w: take(all, &format!("{name}.weight"), &[out, inp])?,
-                b: take(all, &format!("{name}.bias"), &[out])?,
-                inp,
-                out,
-            });
+            let w = take(all, &format!("{name}.weight"), &[out, inp])?;
+            let b = take(all, &format!("{name}.bias"), &[out])?;
+            if name == "h1" {
+                layers.push(Layer::new(&w, &vec![0.0; out], inp, 0..k));
+                layers.push(Layer::new(&w, &b, inp, k..inp));
+            } else {
+                layers.push(Layer::new(&w, &b, inp, 0..inp));
+            }
         }
         let rows = |name: &str| -> Result<Vec<f32>> {
             match shape(name)? {
@@ -112,28 +107,23 @@ impl Model {
         let clues = rows(CLUES)?;
         // A clue word whose relatedness is all zeros has no direction (a zero row): never the
         // nearest, or every short clue vector would decode to it.
-        let half_norms = clues
+        let half_norms: Vec<f32> = clues
             .chunks(d)
             .map(|v| match 0.5 * v.iter().map(|x| x * x).sum::<f32>() {
-                h if h > 0.0 => h,
-                _ => f32::INFINITY,
+                h if h > 0.0 => -h,
+                _ => f32::NEG_INFINITY,
             })
             .collect();
-        let n = clues.len() / d;
-        let mut clues_t = vec![0f32; clues.len()];
-        for (j, v) in clues.chunks(d).enumerate() {
-            for (i, x) in v.iter().enumerate() {
-                clues_t[i * n + j] = *x;
-            }
-        }
+        let clues_b = Blocked::from_rows(&clues, d);
+        let start = clues_b.padded(&half_norms, f32::NEG_INFINITY);
         Ok(Model {
             d,
             k,
             layers,
             cards,
             clues,
-            clues_t,
-            half_norms,
+            clues_b,
+            start,
             alphas,
         })
     }
@@ -181,17 +171,15 @@ impl Model {
             sum_e.iter_mut().zip(row).for_each(|(a, x)| *a += x);
         }
         let g_e = self.layers[3].apply(&sum_e, 1, true);
-        let zero = vec![0f32; d];
-        let a = assassin.unwrap_or(&zero);
-        let width = 2 * k + d;
-        let mut x = Vec::with_capacity(s * width);
-        for i in 0..s {
-            x.extend_from_slice(&g_t[i * k..(i + 1) * k]);
-            x.extend_from_slice(&g_e);
-            x.extend_from_slice(a);
+        let mut rest = g_e;
+        match assassin {
+            Some(a) => rest.extend_from_slice(a),
+            None => rest.resize(k + d, 0.0),
         }
-        let hid = self.layers[4].apply(&x, s, true);
-        self.layers[5].apply(&hid, s, false)
+        let (h1_t, h1_rest) = (&self.layers[4], &self.layers[5]);
+        let shared = h1_rest.apply(&rest, 1, false);
+        let hid = h1_t.apply_from(&g_t, s, &h1_t.w.padded(&shared, 0.0), true);
+        self.layers[6].apply(&hid, s, false)
     }
 
     /// The subsets of `team` (masks, [`subsets`] order) with their loss on this board in the
@@ -206,30 +194,46 @@ impl Model {
         assassin: Option<&[f32]>,
     ) -> Vec<(u32, f32)> {
         let d = self.d;
-        let dist = |x: &[f32], y: &[f32]| -> f32 {
-            x.iter()
-                .zip(y)
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum::<f32>()
-                .sqrt()
-        };
-        let nearest = |ci: &[f32], set: &[&[f32]]| -> f32 {
-            set.iter()
-                .map(|w| dist(ci, w))
-                .fold(f32::INFINITY, f32::min)
-        };
         let nt = team.len().min(MAX_TEAM);
+        // The board's cards as columns (team, enemy, civilian, assassin): the distances from
+        // one clue vector to all of them are summed side by side, each in the order of its
+        // dimensions (vectorised across the cards, not along a card's own chain of sums).
+        let board: Vec<&[f32]> = team[..nt]
+            .iter()
+            .chain(enemy)
+            .chain(civilian)
+            .chain(assassin.as_slice())
+            .copied()
+            .collect();
+        let nb = board.len();
+        // Columns padded to whole blocks of W cards.
+        let stride = nb.div_ceil(W) * W;
+        let mut cols = vec![0f32; d * stride];
+        for (k, v) in board.iter().enumerate() {
+            for (i, x) in v.iter().enumerate() {
+                cols[i * stride + k] = *x;
+            }
+        }
+        let (ne, nc) = (enemy.len(), civilian.len());
+        let s = (1usize << nt) - 1;
+        let all = distances(&c[..s * d], d, &cols, stride);
         subsets(nt)
             .into_iter()
             .enumerate()
             .map(|(i, m)| {
-                let ci = &c[i * d..(i + 1) * d];
-                let far = members(m).map(|t| dist(ci, team[t])).fold(0f32, f32::max);
+                let dist = &all[i * stride..i * stride + nb];
+                let nearest = |from: usize, len: usize| {
+                    dist[from..from + len]
+                        .iter()
+                        .copied()
+                        .fold(f32::INFINITY, f32::min)
+                };
+                let far = members(m).map(|t| dist[t]).fold(0f32, f32::max);
                 let hinge = |alpha: f64, near: f32| (alpha as f32 + far - near).max(0.0);
-                let mut l = hinge(self.alphas.enemy, nearest(ci, enemy))
-                    + hinge(self.alphas.civilian, nearest(ci, civilian));
-                if let Some(a) = assassin {
-                    l += hinge(self.alphas.assassin, dist(ci, a));
+                let mut l = hinge(self.alphas.enemy, nearest(nt, ne))
+                    + hinge(self.alphas.civilian, nearest(nt + ne, nc));
+                if assassin.is_some() {
+                    l += hinge(self.alphas.assassin, dist[nt + ne + nc]);
                 }
                 (m, l)
             })
@@ -237,74 +241,18 @@ impl Model {
     }
 
     /// For each of the `m` clue vectors in `c`, how near each clue word is (higher nearer:
-    /// `c·v − ½‖v‖²`, which orders clue words by Euclidean distance): `m × clues`. One thread,
-    /// fixed order: a block of clue words at a time (kept in cache), `d` contiguous
-    /// multiply-adds over the block per clue vector (vectorised; no packing of the 16,000 × d
-    /// matrix per query, no thread hand-off in a query's 2 ms).
+    /// `c·v − ½‖v‖²`, which orders clue words by Euclidean distance): `m × clues`.
     pub fn closeness(&self, c: &[f32], m: usize) -> Vec<f32> {
-        let (n, d) = (self.clue_count(), self.d);
-        let mut y = vec![0f32; m * n];
-        for row in y.chunks_mut(n.max(1)) {
-            row.iter_mut()
-                .zip(&self.half_norms)
-                .for_each(|(v, h)| *v = -h);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the processor has AVX2, checked just above.
-            unsafe { blocks_avx2(&mut y, c, &self.clues_t, m, n, d) };
-            return y;
-        }
-        blocks(&mut y, c, &self.clues_t, m, n, d);
-        y
+        self.clues_b.all(c, m, &self.start)
     }
-}
 
-/// [`Model::closeness`]'s products, 16 clue words at a time: their `d` columns stay in the
-/// first-level cache and each clue vector's 16 sums in registers. The same multiplications
-/// and additions in the same order on every processor (no fused multiply-add), only wider
-/// with AVX2.
-#[inline(always)]
-fn blocks(y: &mut [f32], c: &[f32], clues_t: &[f32], m: usize, n: usize, d: usize) {
-    const W: usize = 16;
-    let mut j0 = 0;
-    while j0 < n {
-        let w = W.min(n - j0);
-        for r in 0..m {
-            let q = &c[r * d..(r + 1) * d];
-            if w == W {
-                // Fixed-size arrays: the block is read and written in registers, not through
-                // a copy call.
-                let out: &mut [f32; W] = (&mut y[r * n + j0..r * n + j0 + W])
-                    .try_into()
-                    .expect("a whole block");
-                let mut acc = *out;
-                for (i, &qi) in q.iter().enumerate() {
-                    let col: &[f32; W] = clues_t[i * n + j0..i * n + j0 + W]
-                        .try_into()
-                        .expect("a whole block");
-                    for l in 0..W {
-                        acc[l] += qi * col[l];
-                    }
-                }
-                *out = acc;
-                continue;
-            }
-            let mut acc = [0f32; W];
-            acc[..w].copy_from_slice(&y[r * n + j0..r * n + j0 + w]);
-            for (i, &qi) in q.iter().enumerate() {
-                for l in 0..w {
-                    acc[l] += qi * clues_t[i * n + j0 + l];
-                }
-            }
-            y[r * n + j0..r * n + j0 + w].copy_from_slice(&acc[..w]);
-        }
-        j0 += w;
+    /// For each of the `m` clue vectors in `c`, the `head` clue words nearest it, nearest
+    /// first (equal closeness: the lower index first), in one pass over the clue words: most
+    /// blocks of them fail one comparison with the farthest kept, and the `m × clues`
+    /// closeness of [`Model::closeness`] is never written out.
+    pub fn nearest(&self, c: &[f32], m: usize, head: usize) -> Vec<Vec<u32>> {
+        let mut heads = Heads::new(m, head, self.clue_count());
+        self.clues_b.product(c, m, &self.start, &mut heads);
+        heads.into_indices()
     }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn blocks_avx2(y: &mut [f32], c: &[f32], clues_t: &[f32], m: usize, n: usize, d: usize) {
-    blocks(y, c, clues_t, m, n, d)
 }

@@ -9,6 +9,7 @@
 //! Tensors and gradients are candle's (pure Rust, CPU): no hand-written backpropagation.
 
 pub mod infer;
+pub mod kernel;
 pub mod model;
 pub mod rng;
 pub mod space;
