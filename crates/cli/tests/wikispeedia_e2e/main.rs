@@ -1,6 +1,7 @@
 //! End-to-end tests on the Wikispeedia corpus: `clue-db pipeline all` builds one database per
-//! test process (about 16 s in a debug build), then `pipeline` checks its tables and `query`
-//! runs the query commands against it.
+//! test process (about a minute in a debug build), then `pipeline` checks its tables, `query`
+//! runs the query commands against it and `serve` serves it (one binary, so that one build
+//! serves them all).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -8,6 +9,7 @@ mod keep;
 mod pipeline;
 mod query;
 mod relatedness;
+mod serve;
 mod setnet;
 
 use std::path::{Path, PathBuf};

@@ -3,8 +3,9 @@
 //! over the served one, requests naming another host or origin, a game's colours asked for by
 //! its seed, and words of 16 KB.
 
+use super::{Served, Start};
 use crate::common::{clue_db, utf8};
-use crate::{Served, Start, db};
+use crate::db;
 use serde_json::{Value, json};
 use serve::client::{self, Connection, Response};
 use std::path::Path;

@@ -1,29 +1,19 @@
-//! End-to-end tests of `clue-db serve`: the binary serves a Wikispeedia database built by
-//! `clue-db pipeline all` (once per test process), and the tests talk to it over real HTTP on an
-//! ephemeral port (`api`), or drive headless Chromium against it (`browser`); `hostile` holds
-//! what a hostile client or page tries (issue 22).
-
-#[path = "../common/mod.rs"]
-mod common;
+//! End-to-end tests of `clue-db serve`: the binary serves the Wikispeedia database the other
+//! tests here read ([`crate::db`], built once per test process), and the tests talk to it over
+//! real HTTP on an ephemeral port (`api`), or drive headless Chromium against it (`browser`);
+//! `hostile` holds what a hostile client or page tries (issue 22).
 
 mod api;
 mod browser;
 mod cdp;
 mod hostile;
 
+use crate::common;
+
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::LazyLock;
-
-static BUILT: LazyLock<PathBuf> = LazyLock::new(|| common::wikispeedia_db("serve"));
-
-/// The Wikispeedia database.
-pub fn db() -> &'static Path {
-    &BUILT
-}
-
 /// A running `clue-db serve --port 0`, killed when dropped.
 pub struct Served {
     child: Child,

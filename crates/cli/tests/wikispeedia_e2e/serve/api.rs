@@ -2,8 +2,9 @@
 //! `--json` contract, explain and guess, and every kind of bad input answered with its 4xx
 //! while the server keeps serving. Also the errors at start (missing or foreign database).
 
+use super::Served;
 use crate::common::{clue_db, keys_in_order, utf8};
-use crate::{Served, db};
+use crate::db;
 use serde_json::{Value, json};
 use serve::client::{self, Response};
 use std::collections::BTreeSet;

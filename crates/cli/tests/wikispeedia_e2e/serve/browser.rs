@@ -7,9 +7,10 @@
 //! Without Chromium the test is skipped with a message, unless `CI` is set: CI must run it
 //! (`.ci/run` installs the package).
 
-use crate::cdp::{Browser, find_chromium};
+use super::Served;
+use super::cdp::{Browser, find_chromium};
 use crate::common::repo_root;
-use crate::{Served, db};
+use crate::db;
 use serde_json::{Value, json};
 use serve::client;
 
