@@ -36,7 +36,9 @@ pub fn run(ctx: &Ctx, db: &Path, what: &str) -> Result<()> {
          {what}"
     ));
     let mut cmd = ctx.clue_db();
+    // Every strategy, the set network's included (issue 24: its p95 over 1,000 boards).
     cmd.args(["bench-suggest", "--boards", &s.boards.to_string()])
+        .args(["--strategies", "relatedness,threshold,herfindahl,setnet"])
         .args(["--seed", &s.seed.to_string(), "--db"])
         .arg(db);
     proc::run(&mut cmd, &ctx.tmp("bench-suggest.log"))?;
