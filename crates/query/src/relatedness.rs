@@ -110,8 +110,9 @@ pub fn safety(s: f64, avoid: &[(f64, f64)]) -> f64 {
 pub(crate) struct Rows {
     pub(crate) clues: Arc<ClueWords>,
     pub(crate) pos: Vec<(String, Arc<[f32]>)>,
-    /// Per clue word: highest opponent, bystander and assassin score (−∞ when none).
-    pub(crate) avoid: Vec<[f64; 3]>,
+    /// Per kind (opponent, bystander, assassin), per clue word: the highest score of a card of
+    /// that kind (−∞ when none), as stored; read through [`Rows::avoid`].
+    highest: [Vec<f32>; 3],
 }
 
 impl Rows {
@@ -129,13 +130,14 @@ impl Rows {
             }
         }
         // One column of maxima per kind (f32, as stored: a tight loop the compiler vectorises),
-        // then interleaved per clue word.
+        // widened to f64 when read ([`Rows::avoid`]).
         let kinds = [
             req.neg.as_slice(),
             req.neutral.as_slice(),
             req.assassin.as_slice(),
         ];
-        let mut highest = vec![vec![f32::NEG_INFINITY; clues.len()]; 3];
+        let mut highest: [Vec<f32>; 3] =
+            std::array::from_fn(|_| vec![f32::NEG_INFINITY; clues.len()]);
         for (kind, words) in kinds.iter().enumerate() {
             for w in *words {
                 let row = k.relatedness(w)?;
@@ -150,10 +152,16 @@ impl Rows {
         if nothing_to_avoid {
             raise(&mut highest[1], &clues.risk);
         }
-        let avoid = (0..clues.len())
-            .map(|j| std::array::from_fn(|kind| highest[kind][j] as f64))
-            .collect();
-        Ok(Rows { clues, pos, avoid })
+        Ok(Rows {
+            clues,
+            pos,
+            highest,
+        })
+    }
+
+    /// Clue word `j`'s highest opponent, bystander and assassin score (−∞ when none).
+    pub(crate) fn avoid(&self, j: usize) -> [f64; 3] {
+        std::array::from_fn(|kind| self.highest[kind][j] as f64)
     }
 }
 
@@ -185,7 +193,8 @@ pub fn suggest(
     let clues = &rows.clues;
     let margins = [p.opponent_margin, p.neutral_margin, p.assassin_margin];
     let safety_at = |j: usize, s: f64| -> f64 {
-        let avoid: [(f64, f64); 3] = std::array::from_fn(|i| (rows.avoid[j][i], margins[i]));
+        let highest = rows.avoid(j);
+        let avoid: [(f64, f64); 3] = std::array::from_fn(|i| (highest[i], margins[i]));
         safety(s, &avoid)
     };
     // Per clue: its safest team card's safety, the share of the margins it clears. Safety
@@ -278,7 +287,7 @@ fn last_target(
     margins: &[f64; 3],
     targets: &[(usize, f64)],
 ) -> Option<(usize, f64)> {
-    let [opp, neutral, assassin] = rows.avoid[j];
+    let [opp, neutral, assassin] = rows.avoid(j);
     rows.pos
         .iter()
         .enumerate()
@@ -309,7 +318,8 @@ pub fn fallback(
     let rows = Rows::read(k, req)?;
     for share in [1.0, 0.5, 0.25, 0.0] {
         let mut best: Vec<(f64, usize, &String)> = Vec::new();
-        for (j, avoid) in rows.avoid.iter().enumerate() {
+        for j in 0..rows.clues.len() {
+            let avoid = rows.avoid(j);
             for (w, v) in &rows.pos {
                 let s = v[j] as f64;
                 if s > avoid[2] + share * p.assassin_margin {

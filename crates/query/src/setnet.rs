@@ -252,7 +252,8 @@ pub fn suggest(
             .iter()
             .map(|&t| rows.pos[t].1[j] as f64)
             .fold(f64::INFINITY, f64::min);
-        let avoid: [(f64, f64); 3] = std::array::from_fn(|i| (rows.avoid[j][i], margins[i]));
+        let highest = rows.avoid(j);
+        let avoid: [(f64, f64); 3] = std::array::from_fn(|i| (highest[i], margins[i]));
         let s = safety(weakest, &avoid);
         if s > 0.0 {
             candidates.push(Candidate {
