@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result, bail};
 
-use crate::kernel::{Blocked, Heads, W, distances};
+use crate::kernel::{Blocked, Heads, distances};
 use crate::model::{Alphas, layer_sizes};
 use crate::subsets::{MAX_TEAM, members, subsets};
 use crate::weights::{Tensor, take};
@@ -195,28 +195,22 @@ impl Model {
     ) -> Vec<(u32, f32)> {
         let d = self.d;
         let nt = team.len().min(MAX_TEAM);
-        // The board's cards as columns (team, enemy, civilian, assassin): the distances from
-        // one clue vector to all of them are summed side by side, each in the order of its
-        // dimensions (vectorised across the cards, not along a card's own chain of sums).
-        let board: Vec<&[f32]> = team[..nt]
+        // The board's cards (team, enemy, civilian, assassin) blocked as the clue words are:
+        // the distances from one clue vector to all of them are summed side by side, each in
+        // the order of its dimensions (vectorised across the cards, not along a card's own
+        // chain of sums).
+        let flat: Vec<f32> = team[..nt]
             .iter()
             .chain(enemy)
             .chain(civilian)
             .chain(assassin.as_slice())
-            .copied()
+            .flat_map(|v| v.iter().copied())
             .collect();
-        let nb = board.len();
-        // Columns padded to whole blocks of W cards.
-        let stride = nb.div_ceil(W) * W;
-        let mut cols = vec![0f32; d * stride];
-        for (k, v) in board.iter().enumerate() {
-            for (i, x) in v.iter().enumerate() {
-                cols[i * stride + k] = *x;
-            }
-        }
+        let board = Blocked::from_rows(&flat, d);
+        let (nb, stride) = (board.n, board.padded_len());
         let (ne, nc) = (enemy.len(), civilian.len());
         let s = (1usize << nt) - 1;
-        let all = distances(&c[..s * d], d, &cols, stride);
+        let all = distances(&c[..s * d], &board);
         subsets(nt)
             .into_iter()
             .enumerate()

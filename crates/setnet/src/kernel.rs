@@ -63,10 +63,15 @@ impl Blocked {
         Blocked { d, n, cols }
     }
 
+    /// The number of vectors padded to whole blocks.
+    pub fn padded_len(&self) -> usize {
+        self.n.div_ceil(W) * W
+    }
+
     /// `start` (one value per vector) padded to whole blocks with `fill`.
     pub fn padded(&self, start: &[f32], fill: f32) -> Vec<f32> {
         let mut s = start.to_vec();
-        s.resize(self.n.div_ceil(W) * W, fill);
+        s.resize(self.padded_len(), fill);
         s
     }
 
@@ -232,26 +237,26 @@ fn blocks(b: &Blocked, c: &[f32], m: usize, start: &[f32], sink: &mut dyn Sink) 
     }
 }
 
-/// The Euclidean distance from each row of `c` (`d` wide) to each of the `stride` columns of
-/// `cols` (`d × stride`, `stride` a multiple of [`W`]): `rows × stride`. Each distance sums its
-/// squares in the order of the dimensions, W columns side by side.
-pub fn distances(c: &[f32], d: usize, cols: &[f32], stride: usize) -> Vec<f32> {
-    widest!([] distances_in(c, d, cols, stride) -> Vec<f32>;
-        c: &[f32], d: usize, cols: &[f32], stride: usize)
+/// The Euclidean distance from each row of `c` (`b.d` wide) to each vector of `b`: `rows ×
+/// b.padded_len()` (a padding vector is the origin). Each distance sums its squares in the
+/// order of the dimensions, a block of W vectors side by side.
+pub fn distances(c: &[f32], b: &Blocked) -> Vec<f32> {
+    widest!([] distances_in(c, b) -> Vec<f32>; c: &[f32], b: &Blocked)
 }
 
 #[inline(always)]
-fn distances_in(c: &[f32], d: usize, cols: &[f32], stride: usize) -> Vec<f32> {
+fn distances_in(c: &[f32], b: &Blocked) -> Vec<f32> {
+    let (d, stride) = (b.d, b.padded_len());
     let rows = c.len().checked_div(d).unwrap_or(0);
     let mut out = vec![0f32; rows * stride];
     if d == 0 || stride == 0 {
         return out;
     }
     for (q, o) in c.chunks_exact(d).zip(out.chunks_exact_mut(stride)) {
-        for (b, ob) in o.chunks_exact_mut(W).enumerate() {
+        for (block, ob) in b.cols.chunks_exact(d * W).zip(o.chunks_exact_mut(W)) {
             let mut acc = [0f32; W];
-            for (&qi, col) in q.iter().zip(cols.chunks_exact(stride)) {
-                let col: &[f32; W] = col[b * W..(b + 1) * W].try_into().expect("W values");
+            for (&qi, col) in q.iter().zip(block.chunks_exact(W)) {
+                let col: &[f32; W] = col.try_into().expect("W values");
                 for l in 0..W {
                     let t = qi - col[l];
                     acc[l] += t * t;
@@ -339,13 +344,11 @@ mod tests {
     /// Distances by hand: (0,0) to (3,4) is 5, to itself 0.
     #[test]
     fn distances_by_hand() {
-        let d = 2;
-        let mut cols = vec![0f32; d * W];
-        cols[0] = 3.0; // column 0 is (3, 4)
-        cols[W] = 4.0;
-        let out = distances(&[0.0, 0.0, 3.0, 4.0], d, &cols, W);
+        let b = Blocked::from_rows(&[3.0, 4.0], 2);
+        let out = distances(&[0.0, 0.0, 3.0, 4.0], &b);
+        assert_eq!(out.len(), 2 * W);
         assert_eq!(out[0], 5.0);
-        assert_eq!(out[1], 0.0, "a padded column is the origin");
+        assert_eq!(out[1], 0.0, "a padded vector is the origin");
         assert_eq!(out[W], 0.0);
         assert_eq!(out[W + 1], 5.0);
     }
