@@ -141,6 +141,10 @@ pub struct EvalArgs {
     /// the strategy's safety, every guesser's picks and the outcome (README, "eval --turns").
     #[arg(long, value_name = "FILE")]
     turns: Option<PathBuf>,
+    /// With --turns: each line also holds the strategy's next N suggestions for the same board,
+    /// each with every guesser's picks (`alternatives`), to compare clues for the same cards.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "turns")]
+    alternatives: usize,
     /// Instead of games, check clues people wrote: a file of scenarios (tab-separated `id`,
     /// `team`, `avoid`, `clue`, as `../shared/data/human-clues/scenarios-dev.tsv`). Reports how
     /// often our own knowledge and each guesser take exactly the team's cards for the person's
@@ -608,9 +612,10 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             opponent: a.opponent,
             ..PlayParams::default()
         },
-        a.turns
-            .is_some()
-            .then_some(&mut write_turn as &mut game::TurnSink),
+        a.turns.is_some().then_some(game::Turns {
+            sink: &mut write_turn as &mut game::TurnSink,
+            alternatives: a.alternatives,
+        }),
     )?;
     if let (Some(mut f), Some(p)) = (turns_file, a.turns.as_ref()) {
         f.flush()

@@ -224,14 +224,21 @@ pub fn play(
     lexicon: &dyn Lexicon,
     params: &PlayParams,
 ) -> anyhow::Result<GameRecord> {
-    play_observed(seed, strategy, guesser, k, lexicon, params, &mut |_, _| {
-        Ok(())
-    })
+    play_observed(
+        seed,
+        strategy,
+        guesser,
+        k,
+        lexicon,
+        params,
+        &mut |_, _, _| Ok(()),
+    )
 }
 
 /// What [`play_observed`] shows of each turn: the board as the clue was given (before the
-/// turn's reveals) and the turn as it went.
-pub type TurnObserver<'a> = dyn FnMut(&Board, &Turn) -> anyhow::Result<()> + 'a;
+/// turn's reveals), the turn as it went, and the strategy's other suggestions for that board,
+/// in its order after the clue it gave (none after a fallback clue or a pass).
+pub type TurnObserver<'a> = dyn FnMut(&Board, &Turn, &[Suggestion]) -> anyhow::Result<()> + 'a;
 
 /// [`play`], calling `on_turn` after each red turn (the per-turn record of `eval --turns`).
 pub fn play_observed(
@@ -269,10 +276,12 @@ pub fn play_observed(
         let ranked = strategy
             .suggest(k, &req, &legality)
             .with_context(|| format!("game {seed}, turn {}", record.turns.len() + 1))?;
-        let clue = match ranked.into_iter().next() {
+        let mut ranked = ranked.into_iter();
+        let clue = match ranked.next() {
             Some(c) => Some(c),
             None => strategy.fallback(k, &req, &legality)?,
         };
+        let others: Vec<Suggestion> = ranked.collect();
         let mut turn = Turn {
             clue,
             revealed: Vec::new(),
@@ -295,18 +304,18 @@ pub fn play_observed(
                 }
                 if role == Role::Assassin {
                     record.assassin = true;
-                    on_turn(&before, &turn)?;
+                    on_turn(&before, &turn, &others)?;
                     record.turns.push(turn);
                     break 'game;
                 }
                 if board.remaining(Role::Red) == 0 {
                     record.won = true;
-                    on_turn(&before, &turn)?;
+                    on_turn(&before, &turn, &others)?;
                     record.turns.push(turn);
                     break 'game;
                 }
                 if board.remaining(Role::Blue) == 0 {
-                    on_turn(&before, &turn)?;
+                    on_turn(&before, &turn, &others)?;
                     record.turns.push(turn);
                     break 'game;
                 }
@@ -328,7 +337,7 @@ pub fn play_observed(
                 turn.opponent = Some(pick.clone());
             }
         }
-        on_turn(&before, &turn)?;
+        on_turn(&before, &turn, &others)?;
         record.turns.push(turn);
         if board.remaining(Role::Blue) == 0 {
             break;
@@ -399,6 +408,52 @@ pub struct TurnRecord {
     /// then the guesser took no more), `wrong` (a blue card or a bystander ended the turn),
     /// `assassin`, or `won` (the last red card).
     pub outcome: String,
+    /// With `eval --alternatives N`: the strategy's next N suggestions for the same board, in
+    /// its order, each with every guesser's picks: clues compared on the same board, as a
+    /// card's difficulty confounds any comparison across turns (README, "Judged by people").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<AlternativeRecord>,
+}
+
+/// A clue the strategy ranked below the one it gave, on the same board (`eval --alternatives`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AlternativeRecord {
+    pub clue: String,
+    pub number: usize,
+    pub targets: Vec<String>,
+    pub score: f64,
+    /// As [`TurnRecord::safety`].
+    pub safety: Option<f64>,
+    /// Each guesser's picks for this clue on the turn's board, as [`TurnRecord::picks`].
+    pub picks: BTreeMap<String, Vec<String>>,
+}
+
+/// The relatedness strategy's safety of a suggestion's weakest target, read back from its score
+/// (`count + λ/(1 + λ)`); `None` for other strategies, a fallback clue or an infinite safety.
+fn safety_of(strategy: &str, c: &Suggestion) -> Option<f64> {
+    if strategy != "relatedness" || c.score < c.count as f64 {
+        return None;
+    }
+    let x = (c.score - c.count as f64).min(1.0);
+    (x < 1.0).then(|| x / (1.0 - x))
+}
+
+/// Each guesser's picks for `clue` on the unrevealed `words`, by guesser name.
+fn all_picks(
+    guessers: &[&dyn Guesser],
+    c: &Suggestion,
+    words: &[String],
+) -> anyhow::Result<BTreeMap<String, Vec<String>>> {
+    guessers
+        .iter()
+        .map(|g| {
+            let picks = g.guess(&c.clue, c.count, words)?;
+            Ok((
+                g.name().to_string(),
+                picks.into_iter().map(|p| p.word).collect(),
+            ))
+        })
+        .collect()
 }
 
 impl TurnRecord {
@@ -428,17 +483,7 @@ impl TurnRecord {
             (_, Some((_, Role::Blue | Role::Bystander))) => "wrong",
             _ => "stopped",
         };
-        let safety = clue
-            .filter(|c| strategy == "relatedness" && c.score >= c.count as f64)
-            .map(|c| {
-                let x = (c.score - c.count as f64).min(1.0);
-                if x >= 1.0 {
-                    f64::INFINITY
-                } else {
-                    x / (1.0 - x)
-                }
-            })
-            .filter(|l| l.is_finite());
+        let safety = clue.and_then(|c| safety_of(strategy, c));
         TurnRecord {
             strategy: strategy.to_string(),
             guesser: guesser.to_string(),
@@ -456,12 +501,20 @@ impl TurnRecord {
             picks: BTreeMap::new(),
             revealed: t.revealed.clone(),
             outcome: outcome.to_string(),
+            alternatives: Vec::new(),
         }
     }
 }
 
 /// Where `eval` sends its per-turn records, if anywhere.
 pub type TurnSink<'a> = dyn FnMut(&TurnRecord) -> anyhow::Result<()> + 'a;
+
+/// Where `eval` sends its per-turn records, and how many of the strategy's other suggestions
+/// each record carries ([`TurnRecord::alternatives`]).
+pub struct Turns<'s, 'a> {
+    pub sink: &'s mut TurnSink<'a>,
+    pub alternatives: usize,
+}
 
 /// Plays `games` games per strategy and guesser on the same seeded boards and reports each pair;
 /// with `turns`, each turn's [`TurnRecord`] goes there, with every guesser's picks.
@@ -474,28 +527,33 @@ pub fn eval(
     k: &dyn Knowledge,
     lexicon: &dyn Lexicon,
     params: &PlayParams,
-    mut turns: Option<&mut TurnSink<'_>>,
+    mut turns: Option<Turns<'_, '_>>,
 ) -> anyhow::Result<Vec<StrategyReport>> {
     let mut out = Vec::new();
     for g in guessers {
         for s in strategies {
-            let mut on_turn = |before: &Board, t: &Turn, game_seed: u64, n: usize| {
-                let Some(sink) = turns.as_deref_mut() else {
-                    return Ok(());
-                };
-                let mut r = TurnRecord::new(s.name(), g.name(), game_seed, n, before, t);
-                if let Some(c) = &t.clue {
-                    let words = before.unrevealed();
-                    for other in guessers {
-                        let picks = other.guess(&c.clue, c.count, &words)?;
-                        r.picks.insert(
-                            other.name().to_string(),
-                            picks.into_iter().map(|p| p.word).collect(),
-                        );
+            let mut on_turn =
+                |before: &Board, t: &Turn, others: &[Suggestion], game_seed: u64, n: usize| {
+                    let Some(turns) = turns.as_mut() else {
+                        return Ok(());
+                    };
+                    let mut r = TurnRecord::new(s.name(), g.name(), game_seed, n, before, t);
+                    if let Some(c) = &t.clue {
+                        let words = before.unrevealed();
+                        r.picks = all_picks(guessers, c, &words)?;
+                        for o in others.iter().take(turns.alternatives) {
+                            r.alternatives.push(AlternativeRecord {
+                                clue: o.clue.clone(),
+                                number: o.count,
+                                targets: o.targets.clone(),
+                                score: o.score,
+                                safety: safety_of(s.name(), o),
+                                picks: all_picks(guessers, o, &words)?,
+                            });
+                        }
                     }
-                }
-                sink(&r)
-            };
+                    (turns.sink)(&r)
+                };
             out.push(eval_one(
                 games,
                 seed,
@@ -511,6 +569,10 @@ pub fn eval(
     Ok(out)
 }
 
+/// [`TurnObserver`] with the game's seed and the turn's number, from 1.
+type GameTurnObserver<'a> =
+    dyn FnMut(&Board, &Turn, &[Suggestion], u64, usize) -> anyhow::Result<()> + 'a;
+
 #[allow(clippy::too_many_arguments)]
 fn eval_one(
     games: usize,
@@ -520,7 +582,7 @@ fn eval_one(
     k: &dyn Knowledge,
     lexicon: &dyn Lexicon,
     params: &PlayParams,
-    on_turn: &mut dyn FnMut(&Board, &Turn, u64, usize) -> anyhow::Result<()>,
+    on_turn: &mut GameTurnObserver<'_>,
 ) -> anyhow::Result<StrategyReport> {
     let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
     for i in 0..games {
@@ -533,9 +595,9 @@ fn eval_one(
             k,
             lexicon,
             params,
-            &mut |before, t| {
+            &mut |before, t, others| {
                 n += 1;
-                on_turn(before, t, game_seed, n)
+                on_turn(before, t, others, game_seed, n)
             },
         )?;
         *totals.entry("wins").or_default() += g.won as usize;

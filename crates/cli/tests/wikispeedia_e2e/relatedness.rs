@@ -463,6 +463,135 @@ fn eval_turns_are_json_lines_with_every_guessers_picks() {
     }
 }
 
+/// `eval --alternatives N`: each turn also holds the strategy's next N suggestions for the
+/// board, exactly as `suggest --top` ranks them after the clue given, each with every guesser's
+/// picks; without `--turns` the flag is refused.
+#[test]
+fn eval_turns_hold_the_strategys_next_suggestions_with_every_guessers_picks() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tiny_vectors(dir.path());
+    let turns = dir.path().join("turns.jsonl");
+    query(&[
+        "eval",
+        "--games",
+        "2",
+        "--strategies",
+        "relatedness",
+        "--guesser",
+        "own",
+        "--guesser",
+        &spec,
+        "--turns",
+        crate::common::utf8(&turns),
+        "--alternatives",
+        "3",
+    ])
+    .ok();
+    let lines: Vec<Value> = std::fs::read_to_string(&turns)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let (mut firsts, mut with_alternatives) = (0, 0);
+    for l in lines.iter().filter(|l| l["clue"].is_string()) {
+        // Left out when there is none (a fallback clue, or a strategy with one clue to give).
+        let alternatives = l["alternatives"].as_array().cloned().unwrap_or_default();
+        assert!(alternatives.len() <= 3, "{l}");
+        with_alternatives += !alternatives.is_empty() as usize;
+        let red = l["red"].as_array().unwrap();
+        let mut last = l["score"].as_f64().unwrap();
+        if last < 0.0 {
+            assert!(alternatives.is_empty(), "a fallback clue has none: {l}");
+        }
+        for a in &alternatives {
+            assert_ne!(a["clue"], l["clue"], "{l}");
+            let number = a["number"].as_u64().unwrap() as usize;
+            let targets = a["targets"].as_array().unwrap();
+            assert_eq!(targets.len(), number, "{a}");
+            assert!(targets.iter().all(|t| red.contains(t)), "{a}");
+            let score = a["score"].as_f64().unwrap();
+            assert!(score <= last, "ranked after the one before: {l}");
+            last = score;
+            let picks = a["picks"].as_object().unwrap();
+            assert_eq!(picks.len(), 2, "{a}");
+            assert!(
+                picks
+                    .values()
+                    .all(|p| p.as_array().unwrap().len() <= number)
+            );
+            // Our own guesser, shown our own clue, takes a target first.
+            assert!(targets.contains(&picks["own"][0]), "{a}");
+        }
+        // On the first turn nothing was given yet: the alternatives are `suggest`'s.
+        if l["turn"] == 1 {
+            firsts += 1;
+            let words = |key: &str| -> String {
+                let v = &l[key];
+                match v.as_array() {
+                    Some(a) => a
+                        .iter()
+                        .map(|w| w.as_str().unwrap())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    None => v.as_str().unwrap().to_string(),
+                }
+            };
+            let (pos, neg, neutral, assassin) = (
+                words("red"),
+                words("blue"),
+                words("bystander"),
+                words("assassin"),
+            );
+            let answer = query(&[
+                "suggest",
+                "--pos",
+                &pos,
+                "--neg",
+                &neg,
+                "--neutral",
+                &neutral,
+                "--assassin",
+                &assassin,
+                "--top",
+                "4",
+                "--json",
+            ])
+            .ok()
+            .json();
+            assert_eq!(answer["clue"], l["clue"]);
+            let theirs = answer["alternatives"].as_array().unwrap();
+            assert_eq!(theirs.len(), alternatives.len(), "{answer}");
+            for (a, b) in alternatives.iter().zip(theirs) {
+                assert_eq!(
+                    (&a["clue"], &a["number"], &a["targets"], &a["score"]),
+                    (&b["clue"], &b["count"], &b["targets"], &b["score"])
+                );
+            }
+        }
+    }
+    assert_eq!(firsts, lines.iter().filter(|l| l["turn"] == 1).count());
+    assert!(firsts >= 2, "{} lines", lines.len());
+    assert!(
+        with_alternatives >= firsts,
+        "{with_alternatives} of {} lines",
+        lines.len()
+    );
+    // Without --alternatives a line holds no alternatives (as before the flag).
+    let plain = dir.path().join("plain.jsonl");
+    query(&[
+        "eval",
+        "--games",
+        "1",
+        "--turns",
+        crate::common::utf8(&plain),
+    ])
+    .ok();
+    let text = std::fs::read_to_string(&plain).unwrap();
+    assert!(!text.is_empty() && !text.contains("alternatives"), "{text}");
+    let run = query(&["eval", "--games", "1", "--alternatives", "2"]).failed();
+    assert!(run.stderr.contains("--turns"), "{}", run.stderr);
+}
+
 #[test]
 fn eval_scenarios_reads_peoples_clues() {
     let dir = tempfile::tempdir().unwrap();
