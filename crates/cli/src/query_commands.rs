@@ -141,8 +141,9 @@ pub struct EvalArgs {
     /// the strategy's safety, every guesser's picks and the outcome (README, "eval --turns").
     #[arg(long, value_name = "FILE")]
     turns: Option<PathBuf>,
-    /// With --turns: each line also holds the strategy's next N suggestions for the same board,
-    /// each with every guesser's picks (`alternatives`), to compare clues for the same cards.
+    /// With --turns: each line also holds the strategy's next N suggestions for the same board
+    /// (fewer when it ranks fewer: it ranks 10), each with every guesser's picks
+    /// (`alternatives`), to compare clues on the same board.
     #[arg(long, value_name = "N", default_value_t = 0, requires = "turns")]
     alternatives: usize,
     /// Instead of games, check clues people wrote: a file of scenarios (tab-separated `id`,
