@@ -385,12 +385,14 @@ fn eval_with_an_outside_guesser() {
     assert!(run.stderr.contains("bad.txt"), "{}", run.stderr);
 }
 
-#[test]
-fn eval_turns_are_json_lines_with_every_guessers_picks() {
-    let dir = tempfile::tempdir().unwrap();
-    let spec = tiny_vectors(dir.path());
-    let turns = dir.path().join("turns.jsonl");
-    let v = query(&[
+/// `eval` of 2 games of relatedness, guessed by our own knowledge and the vectors `spec`, each
+/// turn written to `turns`, with `extra` flags.
+fn eval_two_games_with_turns(
+    spec: &str,
+    turns: &std::path::Path,
+    extra: &[&str],
+) -> crate::common::Run {
+    let mut args = vec![
         "eval",
         "--games",
         "2",
@@ -399,18 +401,32 @@ fn eval_turns_are_json_lines_with_every_guessers_picks() {
         "--guesser",
         "own",
         "--guesser",
-        &spec,
+        spec,
         "--turns",
-        crate::common::utf8(&turns),
-        "--json",
-    ])
-    .ok()
-    .json();
-    let text = std::fs::read_to_string(&turns).unwrap();
-    let lines: Vec<Value> = text
+        crate::common::utf8(turns),
+    ];
+    args.extend(extra);
+    query(&args)
+}
+
+/// The JSON values of a file of one value a line.
+fn json_lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn eval_turns_are_json_lines_with_every_guessers_picks() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = tiny_vectors(dir.path());
+    let turns = dir.path().join("turns.jsonl");
+    let v = eval_two_games_with_turns(&spec, &turns, &["--json"])
+        .ok()
+        .json();
+    let lines = json_lines(&turns);
     // One line per turn played, for each guesser's games.
     let played: u64 = v["strategies"]
         .as_array()
@@ -471,27 +487,8 @@ fn eval_turns_hold_the_strategys_next_suggestions_with_every_guessers_picks() {
     let dir = tempfile::tempdir().unwrap();
     let spec = tiny_vectors(dir.path());
     let turns = dir.path().join("turns.jsonl");
-    query(&[
-        "eval",
-        "--games",
-        "2",
-        "--strategies",
-        "relatedness",
-        "--guesser",
-        "own",
-        "--guesser",
-        &spec,
-        "--turns",
-        crate::common::utf8(&turns),
-        "--alternatives",
-        "3",
-    ])
-    .ok();
-    let lines: Vec<Value> = std::fs::read_to_string(&turns)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    eval_two_games_with_turns(&spec, &turns, &["--alternatives", "3"]).ok();
+    let lines = json_lines(&turns);
     let (mut firsts, mut with_alternatives) = (0, 0);
     for l in lines.iter().filter(|l| l["clue"].is_string()) {
         // Left out when there is none (a fallback clue, or a strategy with one clue to give).

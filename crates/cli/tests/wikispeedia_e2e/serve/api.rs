@@ -182,22 +182,19 @@ fn suggest_answers_what_the_cli_prints_with_warnings_after() {
             json!({"pos": POS, "neg": NEG, "assassin": ASSASSIN, "strategy": strategy, "top": 3}),
         );
         let v = expect(&r, 200);
-        let cli = clue_db([
-            "suggest",
-            "--pos",
+        let cli = crate::query::suggest(
             &POS.join(","),
-            "--neg",
             &NEG.join(","),
-            "--assassin",
-            ASSASSIN,
-            "--strategy",
-            strategy,
-            "--top",
-            "3",
-            "--json",
-            "--db",
-            utf8(db()),
-        ])
+            &[
+                "--assassin",
+                ASSASSIN,
+                "--strategy",
+                strategy,
+                "--top",
+                "3",
+                "--json",
+            ],
+        )
         .ok();
         assert!(v["warnings"].is_array(), "{v}");
         assert_eq!(
