@@ -38,8 +38,8 @@ pub struct Article {
     pub text: String,
 }
 
-/// The benchmarks' seeded generator: the query engine's SplitMix64, the same on every machine.
-pub use query::game::SplitMix64 as Rng;
+/// The benchmarks' seeded generator: the `seeded` crate's SplitMix64, the same on every machine.
+pub use seeded::SplitMix64 as Rng;
 
 /// The pages of a corpus of `scale` times `source_articles` articles.
 pub fn pages_at(scale: f64, source_articles: usize) -> u64 {

@@ -13,43 +13,9 @@ use crate::legality::{Legality, Lexicon};
 pub use crate::request::{Answer, Request, Suggestion, sort_suggestions};
 pub use crate::strategy::{Strategy, StrategyKind};
 
-/// A small seeded generator (SplitMix64): boards and games are reproducible from one `u64`
-/// without a dependency.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (multiply-shift; the bias is below 2⁻³² for board-sized `n`).
-    /// Returns 0 for `n = 0`.
-    pub fn below(&mut self, n: usize) -> usize {
-        self.below_u64(n as u64) as usize
-    }
-    /// [`SplitMix64::below`] for ranges wider than `usize` may hold (synthetic dumps' ids).
-    pub fn below_u64(&mut self, n: u64) -> u64 {
-        ((self.next_u64() as u128 * n as u128) >> 64) as u64
-    }
-    /// Uniform in `[0, 1)`, from the top 53 bits.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    /// Fisher–Yates shuffle.
-    pub fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            let j = self.below(i + 1);
-            v.swap(i, j);
-        }
-    }
-}
+/// The seeded generator of boards and games (the `seeded` crate): a game is reproducible from
+/// one `u64`.
+pub use seeded::SplitMix64;
 
 /// Who a card belongs to. Red is the team the strategies play for, and starts (9 cards).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 //! SVD of the small projection. Seeded, so a build is reproducible.
 
 use crate::linalg::{Mat, orthonormalize, symmetric_eigen};
+use seeded::SplitMix64;
 
 /// The top `d` singular values (descending) and left singular vectors (`n × d`) of `a`.
 pub fn truncated_svd(
@@ -14,10 +15,10 @@ pub fn truncated_svd(
 ) -> (Vec<f32>, Mat) {
     let n = a.rows;
     let k = (d + oversample).min(n);
-    let mut rng = seed;
+    let mut rng = SplitMix64::new(seed);
     let mut omega = Mat::zeros(a.cols, k);
     for x in omega.data.iter_mut() {
-        *x = gaussian(&mut rng);
+        *x = rng.gaussian() as f32;
     }
     let mut q = orthonormalize(&Mat::mul(a, false, &omega, false));
     for _ in 0..power {
@@ -44,20 +45,6 @@ pub fn truncated_svd(
         .map(|&l| l.max(0.0).sqrt() as f32)
         .collect();
     (sigma, u)
-}
-
-/// A standard normal draw (Box–Muller over SplitMix64).
-fn gaussian(state: &mut u64) -> f32 {
-    let mut next = || {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let u1 = next().max(1e-300);
-    let u2 = next();
-    ((-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()) as f32
 }
 
 #[cfg(test)]

@@ -1,37 +1,36 @@
-//! A small seeded generator (SplitMix64): games and initial weights depend on the seed only,
-//! never on the machine or a thread-local generator (candle's CPU generator cannot be seeded).
+//! The set network's seeded generator: games and initial weights depend on the seed only, never
+//! on the machine or a thread-local generator (candle's CPU generator cannot be seeded). The
+//! stream is the `seeded` crate's SplitMix64; the seed is offset and [`Rng::below`] takes the
+//! remainder (not SplitMix64's multiply-shift), as when the stored networks were trained, so the
+//! same seed still trains the same weights.
+
+use seeded::SplitMix64;
 
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
+        Rng(SplitMix64::new(seed ^ 0x5DEE_CE66_D1CE_4E5B))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
-    /// Uniform in `0..n` (`n > 0`).
+    /// Uniform in `0..n` (`n > 0`), by remainder.
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
 
     /// Uniform in [0, 1).
     pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        self.0.unit()
     }
 
     /// Standard normal (Box–Muller).
     pub fn gaussian(&mut self) -> f64 {
-        let u = self.unit().max(1e-300);
-        let v = self.unit();
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        self.0.gaussian()
     }
 
     /// The first `k` items of a seeded shuffle of `0..n` (partial Fisher–Yates).
