@@ -169,6 +169,16 @@ fn create_tmp(dest: &Path) -> Result<(PathBuf, File)> {
     )
 }
 
+/// The temporary file opened, tuned and brought to the current schema (`db/schema.sql` is
+/// idempotent: a copy of an older database gains the tables it lacks).
+fn open_with_schema(tmp: &Path, file: &File) -> Result<Connection> {
+    let conn = open_tmp(tmp, file)?;
+    tune(&conn)?;
+    conn.execute_batch(crate::SCHEMA_SQL)
+        .context("applying db/schema.sql")?;
+    Ok(conn)
+}
+
 /// Opens the temporary file this build created, by name, for SQLite. Without `SQLITE_OPEN_CREATE`:
 /// if the file is gone, this fails rather than start an empty database in its place.
 fn open_tmp(tmp: &Path, file: &File) -> Result<Connection> {
@@ -266,13 +276,16 @@ impl Build {
         let (tmp, file) = create_tmp(&dest)?;
         let conn = discard_on_error(&tmp, &file, || {
             pause_for_test("created", &tmp);
-            let conn = open_tmp(&tmp, &file)?;
-            tune(&conn)?;
-            conn.execute_batch(crate::SCHEMA_SQL)
-                .context("applying db/schema.sql")?;
-            Ok(conn)
+            open_with_schema(&tmp, &file)
         })?;
-        let build = Build {
+        let build = Build::on(conn, tmp, dest, file);
+        build.set_meta("schema_version", &crate::SCHEMA_VERSION.to_string())?;
+        Ok(build)
+    }
+
+    /// A build on its temporary file, its connection open (new or updated alike).
+    fn on(conn: Connection, tmp: PathBuf, dest: PathBuf, file: File) -> Build {
+        Build {
             conn,
             tmp,
             dest,
@@ -281,9 +294,7 @@ impl Build {
             links: Default::default(),
             keep_links: Cell::new(false),
             file,
-        };
-        build.set_meta("schema_version", &crate::SCHEMA_VERSION.to_string())?;
-        Ok(build)
+        }
     }
 
     /// Starts a change to the existing database at `dest`, on a copy of it. The copy goes into
@@ -306,22 +317,9 @@ impl Build {
             std::io::copy(&mut src, &mut &file)
                 .with_context(|| format!("copying {} to {}", dest.display(), tmp.display()))?;
             pause_for_test("copied", &tmp);
-            let conn = open_tmp(&tmp, &file)?;
-            tune(&conn)?;
-            conn.execute_batch(crate::SCHEMA_SQL)
-                .context("applying db/schema.sql")?;
-            Ok(conn)
+            open_with_schema(&tmp, &file)
         })?;
-        let build = Build {
-            conn,
-            tmp,
-            dest,
-            finished: false,
-            staging: Cell::new(false),
-            links: Default::default(),
-            keep_links: Cell::new(false),
-            file,
-        };
+        let build = Build::on(conn, tmp, dest, file);
         build.check_work("copying the database")?;
         Ok(build)
     }
