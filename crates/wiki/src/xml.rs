@@ -124,6 +124,20 @@ enum Field {
     Text,
 }
 
+impl Field {
+    /// Appends text read inside this field: the title and the wikitext to the page, the
+    /// numbers (`<ns>`, `<id>`) to `scratch` until their element ends; outside any field,
+    /// nothing.
+    fn push(self, p: &mut RawPage, scratch: &mut String, s: &str) {
+        match self {
+            Field::None => {}
+            Field::Text => p.wikitext.push_str(s),
+            Field::Title => p.title.push_str(s),
+            Field::Ns | Field::Id => scratch.push_str(s),
+        }
+    }
+}
+
 /// What an error message needs to say where it happened.
 struct Ctx {
     path: PathBuf,
@@ -272,27 +286,19 @@ impl<R: BufRead> PageParser<R> {
                     }
                 }
                 Event::Text(t) => {
+                    // Text outside the fields read (timestamps, contributors) is not decoded.
                     if field != Field::None
                         && let Some(p) = page.as_mut()
                     {
-                        let s = t.xml10_content();
-                        match field {
-                            Field::Text => p.wikitext.push_str(&s),
-                            Field::Title => p.title.push_str(&s),
-                            _ => scratch.push_str(&s),
-                        }
+                        field.push(p, &mut scratch, &t.xml10_content());
                     }
                 }
                 Event::CData(t) => {
+                    // Text outside the fields read (timestamps, contributors) is not decoded.
                     if field != Field::None
                         && let Some(p) = page.as_mut()
                     {
-                        let s = t.xml10_content();
-                        match field {
-                            Field::Text => p.wikitext.push_str(&s),
-                            Field::Title => p.title.push_str(&s),
-                            _ => scratch.push_str(&s),
-                        }
+                        field.push(p, &mut scratch, &t.xml10_content());
                     }
                 }
                 Event::GeneralRef(r) => {
@@ -323,11 +329,7 @@ impl<R: BufRead> PageParser<R> {
                                 }
                             }
                         };
-                        match field {
-                            Field::Text => p.wikitext.push(c),
-                            Field::Title => p.title.push(c),
-                            _ => scratch.push(c),
-                        }
+                        field.push(p, &mut scratch, c.encode_utf8(&mut [0; 4]));
                     }
                 }
                 Event::End(e) => {
