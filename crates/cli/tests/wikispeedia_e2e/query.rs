@@ -8,9 +8,10 @@ use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-const POS: [&str; 5] = ["apple", "lemon", "olive", "moon", "ice"];
-const NEG: [&str; 4] = ["fire", "war", "india", "film"];
-const ASSASSIN: &str = "opera";
+/// The board the query and API tests ask about.
+pub(crate) const POS: [&str; 5] = ["apple", "lemon", "olive", "moon", "ice"];
+pub(crate) const NEG: [&str; 4] = ["fire", "war", "india", "film"];
+pub(crate) const ASSASSIN: &str = "opera";
 
 /// `clue-db CMD ARGS… --db DB`.
 pub(crate) fn query(args: &[&str]) -> Run {
@@ -23,6 +24,23 @@ pub(crate) fn suggest(pos: &str, neg: &str, extra: &[&str]) -> Run {
     let mut args = vec!["suggest", "--pos", pos, "--neg", neg];
     args.extend(extra);
     query(&args)
+}
+
+/// `suggest --json --top 3` with `strategy` for the board of [`POS`], [`NEG`] and [`ASSASSIN`].
+pub(crate) fn suggest_board_json(strategy: &str) -> Run {
+    suggest(
+        &POS.join(","),
+        &NEG.join(","),
+        &[
+            "--assassin",
+            ASSASSIN,
+            "--strategy",
+            strategy,
+            "--top",
+            "3",
+            "--json",
+        ],
+    )
 }
 
 /// The stored score of (clue, term), if any.
@@ -107,20 +125,7 @@ fn suggest_json_for_both_strategies() {
     let board: Vec<&str> = POS.iter().chain(&NEG).chain([&ASSASSIN]).copied().collect();
     let (pos, neg) = (POS.join(","), NEG.join(","));
     for strategy in ["threshold", "herfindahl"] {
-        let run = suggest(
-            &pos,
-            &neg,
-            &[
-                "--assassin",
-                ASSASSIN,
-                "--strategy",
-                strategy,
-                "--top",
-                "3",
-                "--json",
-            ],
-        )
-        .ok();
+        let run = suggest_board_json(strategy).ok();
         let v = run.json();
         // The contract's key order, read from the text (a parsed Value sorts its keys).
         let alts = v["alternatives"].as_array().unwrap().len();

@@ -439,23 +439,14 @@ fn eval_turns_are_json_lines_with_every_guessers_picks() {
         let red = l["red"].as_array().unwrap();
         assert!(!red.is_empty() && red.len() <= 9, "{l}");
         assert_eq!(l["strategy"], "relatedness");
-        let Some(clue) = l["clue"].as_str() else {
+        if !l["clue"].is_string() {
             assert_eq!(l["outcome"], "pass");
             continue;
-        };
-        // The targets are red cards, as many as the number; both guessers' picks are there,
-        // none longer than the number; the playing guesser's reveals begin with its picks.
-        let number = l["number"].as_u64().unwrap() as usize;
-        let targets = l["targets"].as_array().unwrap();
-        assert_eq!(targets.len(), number, "{l}");
-        assert!(targets.iter().all(|t| red.contains(t)), "{clue}: {l}");
+        }
+        // The clue's targets and picks ([`check_clue`]); the playing guesser's reveals begin
+        // with its picks.
+        check_clue(l, red);
         let picks = l["picks"].as_object().unwrap();
-        assert_eq!(picks.len(), 2, "{l}");
-        assert!(
-            picks
-                .values()
-                .all(|p| p.as_array().unwrap().len() <= number)
-        );
         let own = l["guesser"].as_str().unwrap();
         let revealed: Vec<&Value> = l["revealed"]
             .as_array()
@@ -477,6 +468,23 @@ fn eval_turns_are_json_lines_with_every_guessers_picks() {
             );
         }
     }
+}
+
+/// A clue of an `eval --turns` line (the clue given, or one of its alternatives): its targets
+/// are red cards, as many as its number; both guessers' picks are there, none longer than it.
+fn check_clue(c: &Value, red: &[Value]) {
+    let number = c["number"].as_u64().unwrap() as usize;
+    let targets = c["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), number, "{c}");
+    assert!(targets.iter().all(|t| red.contains(t)), "{c}");
+    let picks = c["picks"].as_object().unwrap();
+    assert_eq!(picks.len(), 2, "{c}");
+    assert!(
+        picks
+            .values()
+            .all(|p| p.as_array().unwrap().len() <= number),
+        "{c}"
+    );
 }
 
 /// `eval --alternatives N`: each turn also holds the strategy's next N suggestions for the
@@ -502,20 +510,12 @@ fn eval_turns_hold_the_strategys_next_suggestions_with_every_guessers_picks() {
         }
         for a in &alternatives {
             assert_ne!(a["clue"], l["clue"], "{l}");
-            let number = a["number"].as_u64().unwrap() as usize;
+            check_clue(a, red);
             let targets = a["targets"].as_array().unwrap();
-            assert_eq!(targets.len(), number, "{a}");
-            assert!(targets.iter().all(|t| red.contains(t)), "{a}");
             let score = a["score"].as_f64().unwrap();
             assert!(score <= last, "ranked after the one before: {l}");
             last = score;
             let picks = a["picks"].as_object().unwrap();
-            assert_eq!(picks.len(), 2, "{a}");
-            assert!(
-                picks
-                    .values()
-                    .all(|p| p.as_array().unwrap().len() <= number)
-            );
             // Our own guesser, shown our own clue, takes a target first.
             assert!(targets.contains(&picks["own"][0]), "{a}");
         }

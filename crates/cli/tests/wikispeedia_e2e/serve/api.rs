@@ -5,13 +5,10 @@
 use super::Served;
 use crate::common::{clue_db, keys_in_order, utf8};
 use crate::db;
+use crate::query::{ASSASSIN, NEG, POS};
 use serde_json::{Value, json};
 use serve::client::{self, Response};
 use std::collections::BTreeSet;
-
-const POS: [&str; 5] = ["apple", "lemon", "olive", "moon", "ice"];
-const NEG: [&str; 4] = ["fire", "war", "india", "film"];
-const ASSASSIN: &str = "opera";
 
 fn post(s: &Served, path: &str, body: Value) -> Response {
     client::post_json(s.addr, path, &body).unwrap_or_else(|e| panic!("POST {path}: {e}"))
@@ -182,20 +179,7 @@ fn suggest_answers_what_the_cli_prints_with_warnings_after() {
             json!({"pos": POS, "neg": NEG, "assassin": ASSASSIN, "strategy": strategy, "top": 3}),
         );
         let v = expect(&r, 200);
-        let cli = crate::query::suggest(
-            &POS.join(","),
-            &NEG.join(","),
-            &[
-                "--assassin",
-                ASSASSIN,
-                "--strategy",
-                strategy,
-                "--top",
-                "3",
-                "--json",
-            ],
-        )
-        .ok();
+        let cli = crate::query::suggest_board_json(strategy).ok();
         assert!(v["warnings"].is_array(), "{v}");
         assert_eq!(
             v,
