@@ -122,6 +122,10 @@ pub struct PipelineArgs {
     /// relatedness: the largest share of all pages a clue word may occur on.
     #[arg(long, default_value_t = pipeline::RelateParams::default().max_page_share)]
     max_page_share: f64,
+    /// relatedness: context-distribution smoothing of PPMI, the exponent of the contexts'
+    /// counts (1: none; 0.75 gives rare contexts less weight).
+    #[arg(long, default_value_t = pipeline::RelateParams::default().alpha)]
+    alpha: f64,
     /// relatedness: dimensions of the SVD word vectors.
     #[arg(long, default_value_t = pipeline::RelateParams::default().dims)]
     dims: usize,
@@ -376,6 +380,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                 pipeline::MinCount::Fixed,
             ),
             max_page_share: a.max_page_share,
+            alpha: a.alpha,
             dims: a.dims,
             sigma_power: a.sigma_power,
             ppmi_weight: a.ppmi_weight,

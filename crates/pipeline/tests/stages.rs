@@ -367,8 +367,8 @@ fn relatedness_against_a_hand_computation() {
     assert_eq!(row("bee", "flower").cooccurrences, 1);
     assert_eq!(row("car", "wheel").cooccurrences, 2);
     assert_eq!(row("bee", "wheel").cooccurrences, 0);
-    // PPMI(w, c) = max(0, ln(n(w, c) · Σ r^α / (r(w) · r(c)^α))), α = 0.75; the stored ppmi is
-    // the mean of both directions.
+    // PPMI(w, c) = max(0, ln(n(w, c) · Σ r^α / (r(w) · r(c)^α))), α = 1 by default (no
+    // context-distribution smoothing); the stored ppmi is the mean of both directions.
     let r = |w: &str| -> f64 {
         match w {
             "bee" | "flower" => 29.0,
@@ -376,7 +376,8 @@ fn relatedness_against_a_hand_computation() {
             _ => 20.0,
         }
     };
-    let alpha = 0.75f64;
+    assert_eq!(c.meta("relatedness.alpha"), "1");
+    let alpha = 1.0f64;
     let total: f64 = ["bee", "honey", "flower", "car", "wheel"]
         .iter()
         .map(|w| r(w).powf(alpha))

@@ -252,7 +252,12 @@ pub(crate) fn pause_for_test(point: &str, tmp: &Path) {
     if std::env::var_os("CLUE_DB_TEST_PAUSE").is_some_and(|p| p == point)
         && let Some(dir) = std::env::var_os("CLUE_DB_TEST_PAUSE_DIR").map(PathBuf::from)
     {
-        let _ = std::fs::write(dir.join("reached"), tmp.as_os_str().as_encoded_bytes());
+        // Written aside and renamed, so that `reached` appears whole: a test polling for it on
+        // a loaded machine read it between its creation and its write, an empty path.
+        let aside = dir.join("reached.part");
+        if std::fs::write(&aside, tmp.as_os_str().as_encoded_bytes()).is_ok() {
+            let _ = std::fs::rename(&aside, dir.join("reached"));
+        }
         // Bounded: a test that never says go does not leave a process behind forever.
         for _ in 0..6000 {
             if dir.join("go").exists() {
