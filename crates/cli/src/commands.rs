@@ -393,6 +393,8 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             ..setnet::Params::default()
         },
     };
+    // Before any stage: a bad value would otherwise fail (or build nonsense) minutes in.
+    config.relate.check().map_err(anyhow::Error::msg)?;
     let stages: Vec<&str> = match a.stage.as_str() {
         "all" => pipeline::STAGES.to_vec(),
         "ingest" => vec![],

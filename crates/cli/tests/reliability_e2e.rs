@@ -724,3 +724,28 @@ fn api_rounds_of_one_query_stop_at_the_byte_cap() {
     assert!(common::tmp_leftovers(dir.path()).is_empty());
     assert_eq!(server.count(), 8, "four rounds of each fetch");
 }
+
+/// A relatedness parameter that would build no measure (`--alpha nan`, `--dims 0`) is refused
+/// before any stage, naming the flag, and the database is left as it was: before the check, a
+/// NaN or a zero built a database of NaN scores or zero vectors and replaced the good one.
+#[test]
+fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    for (flag, value) in [("--alpha", "nan"), ("--dims", "0"), ("--window", "0")] {
+        for stage in ["all", "relatedness"] {
+            let run = clue_db(["pipeline", stage, flag, value, "--db", utf8(&db)]).failed();
+            assert!(
+                run.stderr.contains(&format!("{flag} ")),
+                "{stage} {flag} {value}: {}",
+                run.stderr
+            );
+            assert!(
+                std::fs::read(&db).unwrap() == before,
+                "{stage} {flag} {value}"
+            );
+        }
+    }
+    assert!(common::tmp_leftovers(dir.path()).is_empty());
+}

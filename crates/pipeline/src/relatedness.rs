@@ -73,6 +73,7 @@ fn each_text<A: Send>(
 }
 
 pub fn run(build: &Build, p: &Params) -> Result<()> {
+    p.check().map_err(anyhow::Error::msg)?;
     let reader = build.reader();
     let cards = reader.listed_terms()?;
     if cards.is_empty() {

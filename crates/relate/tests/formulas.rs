@@ -150,3 +150,107 @@ fn the_default_floor_scales_with_the_corpus() {
     assert_eq!(relate::MinCount::Fixed(7).resolve(2_000_000_000), 7);
     assert_eq!(relate::Params::default().min_count, d);
 }
+
+/// Every parameter that would build zero vectors or NaN scores is refused, naming its flag; the
+/// defaults and the edges of each range pass.
+#[test]
+fn parameters_that_build_no_measure_are_refused_by_flag() {
+    assert_eq!(Params::default().check(), Ok(()));
+    let edges = [
+        Params {
+            alpha: 0.0,
+            ..Params::default()
+        },
+        Params {
+            alpha: 0.75,
+            window: 1,
+            dims: 1,
+            ..Params::default()
+        },
+        Params {
+            ppmi_weight: 1.0,
+            max_page_share: 1.0,
+            meeting_weight: -0.5,
+            ..Params::default()
+        },
+    ];
+    for p in edges {
+        assert_eq!(p.check(), Ok(()), "{p:?}");
+    }
+    let refused = [
+        (
+            Params {
+                window: 0,
+                ..Params::default()
+            },
+            "--window 0:",
+        ),
+        (
+            Params {
+                dims: 0,
+                ..Params::default()
+            },
+            "--dims 0:",
+        ),
+        (
+            Params {
+                alpha: f64::NAN,
+                ..Params::default()
+            },
+            "--alpha NaN:",
+        ),
+        (
+            Params {
+                alpha: -1.0,
+                ..Params::default()
+            },
+            "--alpha -1:",
+        ),
+        (
+            Params {
+                sigma_power: f32::INFINITY,
+                ..Params::default()
+            },
+            "--sigma-power inf:",
+        ),
+        (
+            Params {
+                ppmi_weight: 1.5,
+                ..Params::default()
+            },
+            "--ppmi-weight 1.5:",
+        ),
+        (
+            Params {
+                ppmi_weight: -0.1,
+                ..Params::default()
+            },
+            "--ppmi-weight -0.1:",
+        ),
+        (
+            Params {
+                meeting_weight: f32::NAN,
+                ..Params::default()
+            },
+            "--meeting-weight NaN:",
+        ),
+        (
+            Params {
+                max_page_share: 0.0,
+                ..Params::default()
+            },
+            "--max-page-share 0:",
+        ),
+        (
+            Params {
+                max_page_share: 1.5,
+                ..Params::default()
+            },
+            "--max-page-share 1.5:",
+        ),
+    ];
+    for (p, flag) in refused {
+        let e = p.check().unwrap_err();
+        assert!(e.starts_with(flag), "{e} (want {flag})");
+    }
+}
