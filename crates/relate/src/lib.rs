@@ -84,53 +84,55 @@ impl Params {
     /// value: a window or dimension of 0, or a weight that is no number, built a database of
     /// zero vectors or NaN scores and replaced a good one with it.
     pub fn check(&self) -> Result<(), String> {
-        let fail = |flag: &str, value: String, why: &str| Err(format!("--{flag} {value}: {why}"));
-        if self.window == 0 {
-            return fail(
+        // (refused, flag, value, what the flag wants), in the order of `pipeline --help`.
+        let rules = [
+            (
+                self.window == 0,
                 "window",
-                "0".into(),
+                self.window.to_string(),
                 "no word would meet another; give 1 or more",
-            );
-        }
-        if self.dims == 0 {
-            return fail("dims", "0".into(), "word vectors need 1 dimension or more");
-        }
-        if !(self.alpha.is_finite() && self.alpha >= 0.0) {
-            return fail(
-                "alpha",
-                self.alpha.to_string(),
-                "the smoothing exponent is a number from 0 (1: none)",
-            );
-        }
-        if !self.sigma_power.is_finite() {
-            return fail(
-                "sigma-power",
-                self.sigma_power.to_string(),
-                "not a finite number",
-            );
-        }
-        if !(0.0..=1.0).contains(&self.ppmi_weight) {
-            return fail(
-                "ppmi-weight",
-                self.ppmi_weight.to_string(),
-                "a share from 0 to 1 (the cosine gets the rest)",
-            );
-        }
-        if !self.meeting_weight.is_finite() {
-            return fail(
-                "meeting-weight",
-                self.meeting_weight.to_string(),
-                "not a finite number",
-            );
-        }
-        if !(self.max_page_share > 0.0 && self.max_page_share <= 1.0) {
-            return fail(
+            ),
+            (
+                !(self.max_page_share > 0.0 && self.max_page_share <= 1.0),
                 "max-page-share",
                 self.max_page_share.to_string(),
                 "a share of the pages above 0, at most 1",
-            );
+            ),
+            (
+                !(self.alpha.is_finite() && self.alpha >= 0.0),
+                "alpha",
+                self.alpha.to_string(),
+                "the smoothing exponent is a number from 0 (1: none)",
+            ),
+            (
+                self.dims == 0,
+                "dims",
+                self.dims.to_string(),
+                "word vectors need 1 dimension or more",
+            ),
+            (
+                !self.sigma_power.is_finite(),
+                "sigma-power",
+                self.sigma_power.to_string(),
+                "not a finite number",
+            ),
+            (
+                !(0.0..=1.0).contains(&self.ppmi_weight),
+                "ppmi-weight",
+                self.ppmi_weight.to_string(),
+                "a share from 0 to 1 (the cosine gets the rest)",
+            ),
+            (
+                !self.meeting_weight.is_finite(),
+                "meeting-weight",
+                self.meeting_weight.to_string(),
+                "not a finite number",
+            ),
+        ];
+        match rules.into_iter().find(|r| r.0) {
+            Some((_, flag, value, why)) => Err(format!("--{flag} {value}: {why}")),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 

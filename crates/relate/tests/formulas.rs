@@ -155,102 +155,37 @@ fn the_default_floor_scales_with_the_corpus() {
 /// defaults and the edges of each range pass.
 #[test]
 fn parameters_that_build_no_measure_are_refused_by_flag() {
+    type Change = fn(&mut Params);
+    let with = |change: Change| {
+        let mut p = Params::default();
+        change(&mut p);
+        p
+    };
     assert_eq!(Params::default().check(), Ok(()));
-    let edges = [
-        Params {
-            alpha: 0.0,
-            ..Params::default()
-        },
-        Params {
-            alpha: 0.75,
-            window: 1,
-            dims: 1,
-            ..Params::default()
-        },
-        Params {
-            ppmi_weight: 1.0,
-            max_page_share: 1.0,
-            meeting_weight: -0.5,
-            ..Params::default()
-        },
+    let edges: [Change; 4] = [
+        |p| p.alpha = 0.0,
+        |p| (p.window, p.dims) = (1, 1),
+        |p| (p.ppmi_weight, p.max_page_share) = (1.0, 1.0),
+        |p| p.meeting_weight = -0.5,
     ];
-    for p in edges {
+    for change in edges {
+        let p = with(change);
         assert_eq!(p.check(), Ok(()), "{p:?}");
     }
-    let refused = [
-        (
-            Params {
-                window: 0,
-                ..Params::default()
-            },
-            "--window 0:",
-        ),
-        (
-            Params {
-                dims: 0,
-                ..Params::default()
-            },
-            "--dims 0:",
-        ),
-        (
-            Params {
-                alpha: f64::NAN,
-                ..Params::default()
-            },
-            "--alpha NaN:",
-        ),
-        (
-            Params {
-                alpha: -1.0,
-                ..Params::default()
-            },
-            "--alpha -1:",
-        ),
-        (
-            Params {
-                sigma_power: f32::INFINITY,
-                ..Params::default()
-            },
-            "--sigma-power inf:",
-        ),
-        (
-            Params {
-                ppmi_weight: 1.5,
-                ..Params::default()
-            },
-            "--ppmi-weight 1.5:",
-        ),
-        (
-            Params {
-                ppmi_weight: -0.1,
-                ..Params::default()
-            },
-            "--ppmi-weight -0.1:",
-        ),
-        (
-            Params {
-                meeting_weight: f32::NAN,
-                ..Params::default()
-            },
-            "--meeting-weight NaN:",
-        ),
-        (
-            Params {
-                max_page_share: 0.0,
-                ..Params::default()
-            },
-            "--max-page-share 0:",
-        ),
-        (
-            Params {
-                max_page_share: 1.5,
-                ..Params::default()
-            },
-            "--max-page-share 1.5:",
-        ),
+    let refused: [(Change, &str); 10] = [
+        (|p| p.window = 0, "--window 0:"),
+        (|p| p.dims = 0, "--dims 0:"),
+        (|p| p.alpha = f64::NAN, "--alpha NaN:"),
+        (|p| p.alpha = -1.0, "--alpha -1:"),
+        (|p| p.sigma_power = f32::INFINITY, "--sigma-power inf:"),
+        (|p| p.ppmi_weight = 1.5, "--ppmi-weight 1.5:"),
+        (|p| p.ppmi_weight = -0.1, "--ppmi-weight -0.1:"),
+        (|p| p.meeting_weight = f32::NAN, "--meeting-weight NaN:"),
+        (|p| p.max_page_share = 0.0, "--max-page-share 0:"),
+        (|p| p.max_page_share = 1.5, "--max-page-share 1.5:"),
     ];
-    for (p, flag) in refused {
-        let e = p.check().unwrap_err();
+    for (change, flag) in refused {
+        let e = with(change).check().unwrap_err();
         assert!(e.starts_with(flag), "{e} (want {flag})");
     }
 }
