@@ -187,10 +187,11 @@ impl MinCount {
 /// The default [`Params::alpha`]: 1, plain PPMI, no context-distribution smoothing. Smoothing
 /// (0.75, Levy et al.'s word2vec-like setting, the default until measured with people's
 /// guessers) lowers what a rare context counts; left whole, the rarer, more specific company a
-/// word keeps weighs more in its vector (among `crane`'s ten strongest clue words, `carriage` and
-/// `trailer` replace two writers; `whip` gains `reins`). Measured with both outside guessers over 50 seeds (10,000 games each): 1 won 1.1
-/// points more with MiniLM and 0.9 more with GloVe than 0.75, and more on each of seeds 1–10,
-/// 11–30 and 31–50 with MiniLM; 0.5 and 1.25 won less with MiniLM (README, "Quality").
+/// word keeps weighs more in its vector (among `crane`'s ten strongest clue words, `carriage`
+/// and `trailer` replace two writers; `whip` gains `reins`). Measured with both outside
+/// guessers over 50 seeds (10,000 games each): 1 won 1.1 points more with MiniLM and 0.9 more
+/// with GloVe than 0.75, and more on each of seeds 1–10, 11–30 and 31–50 with MiniLM; 0.5 and
+/// 1.25 won less with MiniLM (README, "Judged by people").
 pub const DEFAULT_ALPHA: f64 = 1.0;
 
 /// The default [`Params::meeting_weight`]. Measured with both outside guessers (600 games on
