@@ -138,6 +138,17 @@ CREATE TABLE IF NOT EXISTS clue_words (
                                 -- the card words (a risk, never "safe")
 );
 
+-- clue_words packed for the query engine, which reads every clue word for each board (row by
+-- row, that was half of a whole `suggest` process): one row, written with clue_words. `words`
+-- is each clue word in clue_words.id order followed by a line break (UTF-8); `counts` one
+-- little-endian uint64 and `risks` one little-endian float32 per clue word, in the same order.
+-- Databases built before it lack it (readers then read clue_words).
+CREATE TABLE IF NOT EXISTS clue_words_packed (
+    words  BLOB NOT NULL,
+    counts BLOB NOT NULL,
+    risks  BLOB NOT NULL
+);
+
 -- The card words of the relatedness (every listed card word), ids in sorted order: what
 -- relatedness_by_id says instead of repeating the word on each of its rows.
 CREATE TABLE IF NOT EXISTS card_words (

@@ -476,7 +476,13 @@ fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>> {
 fn check_version(path: &Path) -> Result<()> {
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
         .with_context(|| format!("opening {}", path.display()))?;
-    let version = get_meta(&conn, "schema_version")
+    check_version_on(&conn, path)
+}
+
+/// [`check_version`] on a connection already open to `path` (a query's: opening the file a
+/// second time would read and parse its schema twice).
+fn check_version_on(conn: &Connection, path: &Path) -> Result<()> {
+    let version = get_meta(conn, "schema_version")
         .with_context(|| format!("{}: not a clue-db database", path.display()))?;
     match version.as_deref() {
         Some(v) if v == crate::SCHEMA_VERSION.to_string() => Ok(()),
@@ -515,15 +521,15 @@ impl Store<'static> {
         let meta =
             std::fs::metadata(path).with_context(|| format!("examining {}", path.display()))?;
         check_regular(path, &meta)?;
-        check_version(path)?;
         // A connection serves one thread at a time (rusqlite's is not `Sync`), so SQLite's
-        // per-call mutexes are pure cost, as rusqlite's default flags say: a whole `suggest`
-        // reads 16,000 clue words, four columns each.
+        // per-call mutexes are pure cost, as rusqlite's default flags say. One connection
+        // checks the version and serves the queries: a second would parse the schema again.
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .with_context(|| format!("opening {}", path.display()))?;
+        check_version_on(&conn, path)?;
         // A query runs a few hundred small statements: keep them all prepared, and take the
         // shared lock once rather than around each statement (nothing writes a built database
         // in place: builds write a temporary file and rename it, so holding a shared lock never

@@ -42,15 +42,28 @@ pub struct Meeting {
     pub excerpt: Option<String>,
 }
 
+/// The clue words' packed copy as it is written: each word followed by a line break, and one
+/// little-endian `u64` count and `f32` risk per word.
+#[derive(Default)]
+struct Packed {
+    words: Vec<u8>,
+    counts: Vec<u8>,
+    risks: Vec<u8>,
+}
+
 impl Build {
     /// Replaces the clue words `(word, count, pages, risk)`; their ids are their positions in
-    /// `words`.
+    /// `words`. Writes their packed copy too (`clue_words_packed`), in the same transaction.
     pub fn replace_clue_words(&self, words: &[(&str, u64, u64, f32)]) -> Result<()> {
         self.conn.execute("DELETE FROM clue_words", [])?;
         let mut st = self.conn.prepare_cached(
             "INSERT INTO clue_words (id, word, count, pages, risk) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
+        let mut packed = Packed::default();
         for (id, (w, n, pages, risk)) in words.iter().enumerate() {
+            if w.is_empty() || w.contains('\n') {
+                bail!("writing table clue_words: clue word {w:?} is empty or has a line break");
+            }
             st.execute(params![
                 id as i64,
                 w,
@@ -59,7 +72,18 @@ impl Build {
                 *risk as f64
             ])
             .with_context(|| format!("writing table clue_words ({w:?})"))?;
+            packed.words.extend_from_slice(w.as_bytes());
+            packed.words.push(b'\n');
+            packed.counts.extend_from_slice(&n.to_le_bytes());
+            packed.risks.extend_from_slice(&risk.to_le_bytes());
         }
+        self.conn.execute("DELETE FROM clue_words_packed", [])?;
+        self.conn
+            .execute(
+                "INSERT INTO clue_words_packed (words, counts, risks) VALUES (?1, ?2, ?3)",
+                params![packed.words, packed.counts, packed.risks],
+            )
+            .context("writing table clue_words_packed")?;
         Ok(())
     }
 
@@ -168,10 +192,90 @@ impl Store<'_> {
     /// The clue words with their counts and risks (see `db/schema.sql`), in id order; empty when the
     /// `relatedness` stage has not run.
     ///
+    /// Read from their packed copy (`clue_words_packed`: three blobs, where the 16,000 rows of
+    /// `clue_words` took half of a whole `suggest` process), or row by row when the copy is
+    /// absent (a database built before it) or is not of these rows (written before the last
+    /// `clue_words`: its number of words, or its first or last word, differs).
+    ///
     /// An id that is not the word's position (`0..n`, the order of every stored vector) or a
     /// risk that is not a number is an error naming the word: read on, it would shift or poison
     /// every score.
     pub fn clue_words(&self) -> Result<Vec<(String, u64, f32)>> {
+        if let Some(words) = self.packed_clue_words()? {
+            return Ok(words);
+        }
+        self.clue_word_rows()
+    }
+
+    /// The packed copy of the clue words, when there is one and it is of the rows of
+    /// `clue_words` (see [`Store::clue_words`]).
+    fn packed_clue_words(&self) -> Result<Option<Vec<(String, u64, f32)>>> {
+        let exists = self
+            .conn()
+            .prepare_cached(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'clue_words_packed'",
+            )?
+            .exists([])?;
+        if !exists {
+            return Ok(None);
+        }
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT words, counts, risks FROM clue_words_packed")?;
+        let mut rows = st.query([])?;
+        let Some(row) = rows.next()? else {
+            return Ok(None);
+        };
+        let (words, counts, risks) = (
+            row.get_ref(0)?.as_blob()?,
+            row.get_ref(1)?.as_blob()?,
+            row.get_ref(2)?.as_blob()?,
+        );
+        let Ok(text) = std::str::from_utf8(words) else {
+            bail!("clue_words_packed: the words are not UTF-8: {REBUILD}");
+        };
+        let words: Vec<&str> = text.split_terminator('\n').collect();
+        let n = words.len();
+        if n != self.clue_word_count()?
+            || words.first().copied() != self.clue_word_at(0)?.as_deref()
+            || words.last().copied() != self.clue_word_at(n.saturating_sub(1))?.as_deref()
+        {
+            return Ok(None);
+        }
+        if counts.len() != 8 * n || risks.len() != 4 * n {
+            bail!(
+                "clue_words_packed: {n} words, {} bytes of counts and {} bytes of risks \
+                 (8 and 4 a word): {REBUILD}",
+                counts.len(),
+                risks.len()
+            );
+        }
+        let mut out = Vec::with_capacity(n);
+        for ((word, n), r) in words
+            .into_iter()
+            .zip(counts.chunks_exact(8))
+            .zip(risks.chunks_exact(4))
+        {
+            let count = u64::from_le_bytes(n.try_into().expect("8 bytes"));
+            let risk = f32::from_le_bytes(r.try_into().expect("4 bytes"));
+            if !risk.is_finite() {
+                bail!("clue_words_packed: word '{word}' has risk {risk}, not a number: {REBUILD}");
+            }
+            out.push((word.to_string(), count, risk));
+        }
+        Ok(Some(out))
+    }
+
+    /// The clue word of id `id` in `clue_words`, if any.
+    fn clue_word_at(&self, id: usize) -> Result<Option<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT word FROM clue_words WHERE id = ?1")?;
+        Ok(st.query_row([id as i64], |r| r.get(0)).optional()?)
+    }
+
+    /// [`Store::clue_words`] row by row.
+    fn clue_word_rows(&self) -> Result<Vec<(String, u64, f32)>> {
         let mut st = self
             .conn()
             .prepare_cached("SELECT id, word, count, risk FROM clue_words ORDER BY id")?;
@@ -283,13 +387,13 @@ impl Store<'_> {
         let mut st = self
             .conn()
             .prepare_cached("SELECT count, scores FROM relatedness_vectors WHERE term = ?1")?;
-        let row: Option<(i64, Vec<u8>)> = st
-            .query_row([term], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        let Some((count, blob)) = row else {
+        let mut rows = st.query([term])?;
+        let Some(row) = rows.next()? else {
             return Ok(None);
         };
-        let scores = self.scores_of("relatedness_vectors", term, &blob)?;
+        // The blob is read in place, not copied out first: 64 KB per card of a board.
+        let count: i64 = row.get(0)?;
+        let scores = self.scores_of("relatedness_vectors", term, row.get_ref(1)?.as_blob()?)?;
         Ok(Some((count.max(0) as u64, scores)))
     }
 
@@ -419,6 +523,79 @@ mod tests {
             ty("SELECT typeof(ppmi) FROM relatedness_by_id WHERE card_id = 0 AND clue_id = 1"),
             "real"
         );
+    }
+
+    /// The clue words come from their packed copy when it is of the rows of `clue_words`, and
+    /// from the rows otherwise: a database built before the copy (no table), a copy written
+    /// before the last rows (another number of words, or another first or last word). Either
+    /// way the answer is the rows'.
+    #[test]
+    fn clue_words_read_packed_or_by_rows_alike() {
+        let (_dir, path) = small();
+        let want = vec![
+            ("fruit".to_string(), 9, 1.0),
+            ("tree".to_string(), 5, 0.5),
+            ("sea".to_string(), 4, 0.2),
+        ];
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.packed_clue_words().unwrap(), Some(want.clone()));
+        assert_eq!(store.clue_word_rows().unwrap(), want);
+        drop(store);
+        let edit = |sql: &str| {
+            rusqlite::Connection::open(&path)
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap()
+        };
+        // A copy of other words: one word fewer, then a renamed last word.
+        for stale in [
+            "UPDATE clue_words_packed SET words = CAST('fruit' || char(10) || 'tree' || char(10) AS BLOB);",
+            "UPDATE clue_words_packed SET words = CAST('fruit' || char(10) || 'tree' || char(10) || 'sky' || char(10) AS BLOB);",
+            "DROP TABLE clue_words_packed;",
+        ] {
+            edit(stale);
+            let store = Store::open(&path).unwrap();
+            assert_eq!(store.packed_clue_words().unwrap(), None, "{stale}");
+            assert_eq!(store.clue_words().unwrap(), want, "{stale}");
+        }
+    }
+
+    /// A damaged copy of the right words (its counts or risks cut short, a risk that is no
+    /// number) is an error naming the table, never a list a query would index past.
+    #[test]
+    fn a_damaged_packed_copy_is_an_error_naming_it() {
+        for (sql, says) in [
+            (
+                "UPDATE clue_words_packed SET risks = substr(risks, 1, 8);",
+                "8 bytes of risks",
+            ),
+            (
+                "UPDATE clue_words_packed SET counts = x'00';",
+                "1 bytes of counts",
+            ),
+            (
+                "UPDATE clue_words_packed SET risks = CAST(x'0000c07f' || substr(risks, 5) AS BLOB);",
+                "word 'fruit' has risk NaN",
+            ),
+            (
+                "UPDATE clue_words_packed SET words = CAST(x'ff0a' || substr(words, 7) AS BLOB);",
+                "not UTF-8",
+            ),
+        ] {
+            let (_dir, path) = small();
+            rusqlite::Connection::open(&path)
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap();
+            let err = format!(
+                "{:#}",
+                Store::open(&path).unwrap().clue_words().unwrap_err()
+            );
+            assert!(
+                err.contains("clue_words_packed") && err.contains(says) && err.contains(REBUILD),
+                "{sql}: {err}"
+            );
+        }
     }
 
     /// A pair read through the view is three keyed reads, never a scan of the table's millions
