@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 use crate::legality::Legality;
-use crate::request::{Request, Suggestion, rank_order};
+use crate::request::{Request, Suggestion, first_kept, rank_order};
 use crate::{ClueWords, Knowledge};
 
 /// Parameters of the relatedness strategy; margins are in the units of the relatedness score
@@ -218,12 +218,13 @@ pub fn suggest(
         .filter(|&j| best[j] > 0.0)
         .map(|j| (best[j], j))
         .collect();
-    order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let Some(safest) = order
-        .into_iter()
-        .map(|(_, j)| j)
-        .find(|&j| legality.allows(&clues.words[j]))
-    else {
+    let Some(&&(_, safest)) = first_kept(
+        &mut order,
+        1,
+        |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)),
+        |&(_, j)| legality.allows(&clues.words[j]),
+    )
+    .first() else {
         return Ok(Vec::new());
     };
     let Some(level) = LEVELS.iter().copied().find(|&l| best[safest] >= l) else {
@@ -256,16 +257,19 @@ pub fn suggest(
             score: targets.len() as f64 + squash(weakest.1),
         });
     }
-    candidates.sort_by(|a, b| {
-        rank_order(
-            (a.score, a.targets.len(), &clues.words[a.clue]),
-            (b.score, b.targets.len(), &clues.words[b.clue]),
-        )
-    });
-    Ok(candidates
+    let ranked = first_kept(
+        &mut candidates,
+        p.top,
+        |a, b| {
+            rank_order(
+                (a.score, a.targets.len(), &clues.words[a.clue]),
+                (b.score, b.targets.len(), &clues.words[b.clue]),
+            )
+        },
+        |c| legality.allows(&clues.words[c.clue]),
+    );
+    Ok(ranked
         .into_iter()
-        .filter(|c| legality.allows(&clues.words[c.clue]))
-        .take(p.top)
         .map(|c| Suggestion {
             clue: clues.words[c.clue].clone(),
             count: c.targets.len(),

@@ -61,6 +61,35 @@ pub fn rank_order(a: (f64, usize, &str), b: (f64, usize, &str)) -> std::cmp::Ord
         .then_with(|| a.2.cmp(b.2))
 }
 
+/// The first `n` of `items` in the order `cmp` that `keep` accepts: what sorting them all,
+/// filtering and taking `n` gives when `cmp` is a total order, without sorting them all. A
+/// board's candidate clues are thousands and its answer their first few, nearly all of which may
+/// be said: sorting every candidate took a fifth of the relatedness strategy's time. Sorts the
+/// first `2n` (16 at least), then four times as many of the rest, until `n` are kept.
+pub fn first_kept<'a, T>(
+    items: &'a mut [T],
+    n: usize,
+    cmp: impl Fn(&T, &T) -> std::cmp::Ordering,
+    keep: impl Fn(&T) -> bool,
+) -> Vec<&'a T> {
+    let mut out = Vec::with_capacity(n);
+    let mut rest = items;
+    let mut chunk = 2 * n.max(8);
+    while out.len() < n && !rest.is_empty() {
+        let k = chunk.min(rest.len());
+        if k < rest.len() {
+            rest.select_nth_unstable_by(k - 1, &cmp);
+        }
+        let (head, tail) = rest.split_at_mut(k);
+        head.sort_unstable_by(&cmp);
+        let head: &'a [T] = head;
+        out.extend(head.iter().filter(|x| keep(x)).take(n - out.len()));
+        rest = tail;
+        chunk *= 4;
+    }
+    out
+}
+
 /// The answer printed by `clue-db suggest --json`: the best suggestion flattened, the rest as
 /// alternatives; `clue` is null (count 0, no targets, score 0) when no safe clue exists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,6 +128,37 @@ impl Answer {
                 alternatives: Vec::new(),
                 warnings: Vec::new(),
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `first_kept` gives what sorting every item, filtering and taking `n` gives, for lists
+    /// shorter and far longer than its first chunk, with ties on the first key broken by the
+    /// second, and whether it keeps most items, few, or none.
+    #[test]
+    fn first_kept_is_sort_filter_take() {
+        let mut rng = seeded::SplitMix64::new(7);
+        let cmp = |a: &(u64, usize), b: &(u64, usize)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        for len in [0, 1, 5, 16, 17, 100, 3000] {
+            // Keys from a small range, so that many tie.
+            let items: Vec<(u64, usize)> = (0..len).map(|i| (rng.below(50) as u64, i)).collect();
+            for (n, every) in [(1, 1), (5, 1), (10, 3), (10, 97), (4, usize::MAX)] {
+                let keep = |x: &(u64, usize)| every != usize::MAX && x.1.is_multiple_of(every);
+                let mut sorted = items.clone();
+                sorted.sort_by(cmp);
+                let want: Vec<(u64, usize)> =
+                    sorted.into_iter().filter(|x| keep(x)).take(n).collect();
+                let mut work = items.clone();
+                let got: Vec<(u64, usize)> = first_kept(&mut work, n, cmp, keep)
+                    .into_iter()
+                    .copied()
+                    .collect();
+                assert_eq!(got, want, "len {len}, n {n}, every {every}");
+            }
         }
     }
 }
