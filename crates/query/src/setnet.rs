@@ -28,7 +28,7 @@ use crate::relatedness::{
     DEFAULT_ASSASSIN_MARGIN, DEFAULT_NEUTRAL_MARGIN, DEFAULT_OPPONENT_MARGIN, LEVELS, Rows, safety,
     squash,
 };
-use crate::request::{Request, Suggestion, rank_order};
+use crate::request::{Request, Suggestion, first_kept, rank_order};
 
 /// Parameters of the setnet strategy: the margins its decoded words are judged by, in the
 /// relatedness's units (the relatedness strategy's defaults).
@@ -173,7 +173,8 @@ struct Candidate {
 const HEAD: usize = 16;
 
 /// The nearest clue word to the clue vector `q` that may be said: the first legal word of its
-/// `head` (the [`HEAD`] nearest, from [`setnet::Model::nearest`]), else of the whole order.
+/// `head` (the [`HEAD`] nearest, from [`setnet::Model::nearest`]), else of the whole order
+/// (sorted only as far as the first legal word: [`first_kept`]).
 fn nearest_legal(
     m: &setnet::Model,
     q: &[f32],
@@ -186,8 +187,14 @@ fn nearest_legal(
     }
     let row = m.closeness(q, 1);
     let mut idx: Vec<usize> = (0..row.len()).collect();
-    idx.sort_by(|&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)));
-    idx.into_iter().find(|&j| legality.allows(&words[j]))
+    first_kept(
+        &mut idx,
+        1,
+        |&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)),
+        |&j| legality.allows(&words[j]),
+    )
+    .first()
+    .map(|&&j| j)
 }
 
 /// The embeddings of the words that have one (an unknown card is left out of the network's
