@@ -105,14 +105,20 @@ pub fn safety(s: f64, avoid: &[(f64, f64)]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// The board read once: the team's cards with their rows, and per clue word the highest score
-/// of each kind of card to avoid (an unknown card counts at the clue's risk).
+/// The board read once: the team's cards with their rows, and the rows of the cards to avoid,
+/// whose highest score per kind and clue word is what the margins are measured from (an
+/// unknown card counts at the clue's risk).
 pub(crate) struct Rows {
     pub(crate) clues: Arc<ClueWords>,
     pub(crate) pos: Vec<(String, Arc<[f32]>)>,
-    /// Per kind (opponent, bystander, assassin), per clue word: the highest score of a card of
-    /// that kind (−∞ when none), as stored; read through [`Rows::avoid`].
-    highest: [Vec<f32>; 3],
+    /// Per kind (opponent, bystander, assassin), the rows of its cards; `None` stands for the
+    /// clue's risk (an unknown card, or the stand-in bystander of a board with nothing to avoid).
+    avoid_rows: [Vec<Option<Arc<[f32]>>>; 3],
+    /// Per kind, per clue word: the highest score of a card of that kind (−∞ when none), as
+    /// stored, made by [`Rows::columns`] for a strategy that reads every clue word's. setnet
+    /// reads a few clue words' only, each from the rows ([`Rows::avoid`]): the columns were a
+    /// seventh of its time.
+    highest: std::sync::OnceLock<[Vec<f32>; 3]>,
 }
 
 impl Rows {
@@ -129,19 +135,15 @@ impl Rows {
                 pos.push((w.clone(), v));
             }
         }
-        // One column of maxima per kind (f32, as stored: a tight loop the compiler vectorises),
-        // widened to f64 when read ([`Rows::avoid`]).
         let kinds = [
             req.neg.as_slice(),
             req.neutral.as_slice(),
             req.assassin.as_slice(),
         ];
-        let mut highest: [Vec<f32>; 3] =
-            std::array::from_fn(|_| vec![f32::NEG_INFINITY; clues.len()]);
+        let mut avoid_rows: [Vec<Option<Arc<[f32]>>>; 3] = Default::default();
         for (kind, words) in kinds.iter().enumerate() {
             for w in *words {
-                let row = k.relatedness(w)?;
-                raise(&mut highest[kind], row.as_deref().unwrap_or(&clues.risk));
+                avoid_rows[kind].push(k.relatedness(w)?);
             }
         }
         // A board with nothing to avoid still asks that the clue single its targets out: the
@@ -150,19 +152,48 @@ impl Rows {
         let nothing_to_avoid =
             req.neg.is_empty() && req.neutral.is_empty() && req.assassin.is_none();
         if nothing_to_avoid {
-            raise(&mut highest[1], &clues.risk);
+            avoid_rows[1].push(None);
         }
         Ok(Rows {
             clues,
             pos,
-            highest,
+            avoid_rows,
+            highest: Default::default(),
         })
     }
 
-    /// Clue word `j`'s highest opponent, bystander and assassin score (−∞ when none).
-    pub(crate) fn avoid(&self, j: usize) -> [f64; 3] {
-        std::array::from_fn(|kind| self.highest[kind][j] as f64)
+    /// Every clue word's highest scores, computed once (one column of maxima per kind, in f32
+    /// as stored: a tight loop the compiler vectorises), for a strategy that reads them all;
+    /// read through [`highest_at`].
+    pub(crate) fn columns(&self) -> &[Vec<f32>; 3] {
+        self.highest.get_or_init(|| {
+            std::array::from_fn(|kind| {
+                let mut highest = vec![f32::NEG_INFINITY; self.clues.len()];
+                for row in &self.avoid_rows[kind] {
+                    raise(&mut highest, row.as_deref().unwrap_or(&self.clues.risk));
+                }
+                highest
+            })
+        })
     }
+
+    /// Clue word `j`'s highest opponent, bystander and assassin score (−∞ when none), from the
+    /// rows, for a strategy that reads a few clue words' only (the same values as
+    /// [`Rows::columns`] gives).
+    pub(crate) fn avoid(&self, j: usize) -> [f64; 3] {
+        std::array::from_fn(|kind| {
+            self.avoid_rows[kind]
+                .iter()
+                .map(|row| row.as_deref().unwrap_or(&self.clues.risk)[j])
+                .fold(f32::NEG_INFINITY, f32::max) as f64
+        })
+    }
+}
+
+/// Clue word `j`'s highest opponent, bystander and assassin score in `columns`
+/// ([`Rows::columns`]), widened to f64.
+fn highest_at(columns: &[Vec<f32>; 3], j: usize) -> [f64; 3] {
+    std::array::from_fn(|kind| columns[kind][j] as f64)
 }
 
 /// Raises each of `highest` to the score of `row` at its place.
@@ -190,10 +221,11 @@ pub fn suggest(
     if rows.pos.is_empty() {
         return Ok(Vec::new());
     }
+    let columns = rows.columns();
     let clues = &rows.clues;
     let margins = [p.opponent_margin, p.neutral_margin, p.assassin_margin];
     let safety_at = |j: usize, s: f64| -> f64 {
-        let highest = rows.avoid(j);
+        let highest = highest_at(columns, j);
         let avoid: [(f64, f64); 3] = std::array::from_fn(|i| (highest[i], margins[i]));
         safety(s, &avoid)
     };
@@ -245,7 +277,7 @@ pub fn suggest(
         targets.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| name(a.0).cmp(name(b.0))));
         targets.truncate(p.max_count.max(1));
         if p.last_target && !targets.is_empty() && targets.len() < p.max_count {
-            targets.extend(last_target(&rows, j, level, &margins, &targets));
+            targets.extend(last_target(&rows, columns, j, level, &margins, &targets));
         }
         let Some(weakest) = targets.last() else {
             continue;
@@ -286,12 +318,13 @@ pub fn suggest(
 /// safety (below `level`, above 0).
 fn last_target(
     rows: &Rows,
+    columns: &[Vec<f32>; 3],
     j: usize,
     level: f64,
     margins: &[f64; 3],
     targets: &[(usize, f64)],
 ) -> Option<(usize, f64)> {
-    let [opp, neutral, assassin] = rows.avoid(j);
+    let [opp, neutral, assassin] = highest_at(columns, j);
     rows.pos
         .iter()
         .enumerate()
@@ -320,10 +353,11 @@ pub fn fallback(
     p: &RelatednessParams,
 ) -> anyhow::Result<Option<Suggestion>> {
     let rows = Rows::read(k, req)?;
+    let columns = rows.columns();
     for share in [1.0, 0.5, 0.25, 0.0] {
         let mut best: Vec<(f64, usize, &String)> = Vec::new();
         for j in 0..rows.clues.len() {
-            let avoid = rows.avoid(j);
+            let avoid = highest_at(columns, j);
             for (w, v) in &rows.pos {
                 let s = v[j] as f64;
                 if s > avoid[2] + share * p.assassin_margin {
@@ -345,4 +379,79 @@ pub fn fallback(
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three clue words; `apple` and `fire` have rows, any other card is unknown.
+    struct Tiny;
+
+    impl Knowledge for Tiny {
+        fn clues_of(&self, _: &str) -> anyhow::Result<Vec<(String, f64)>> {
+            Ok(Vec::new())
+        }
+        fn term_doc(&self, _: &str) -> anyhow::Result<Vec<(String, u64)>> {
+            Ok(Vec::new())
+        }
+        fn terms(&self) -> anyhow::Result<Vec<String>> {
+            Ok(Vec::new())
+        }
+        fn clue_words(&self) -> anyhow::Result<Arc<ClueWords>> {
+            let words = [("fruit", 0.5), ("heat", -1.0), ("tree", 2.0)];
+            Ok(Arc::new(ClueWords::new(
+                words.map(|(w, r)| (w.to_string(), 1, r)).to_vec(),
+            )))
+        }
+        fn relatedness(&self, card: &str) -> anyhow::Result<Option<Arc<[f32]>>> {
+            Ok(match card {
+                "apple" => Some(Arc::from([3.0, -0.5, 1.0].as_slice())),
+                "fire" => Some(Arc::from([-2.0, 4.0, 0.5].as_slice())),
+                _ => None,
+            })
+        }
+    }
+
+    /// setnet reads a few clue words' highest scores from the rows, the relatedness strategy
+    /// every clue word's from the columns: the two agree, with unknown cards at the clue's risk,
+    /// with kinds that have no card (−∞), and with the risk standing in as a bystander on a
+    /// board with nothing to avoid.
+    #[test]
+    fn a_clue_words_highest_scores_are_the_same_from_rows_and_columns() {
+        let board = |neg: &[&str], neutral: &[&str], assassin: Option<&str>| Request {
+            pos: vec!["apple".into()],
+            neg: neg.iter().map(|w| w.to_string()).collect(),
+            neutral: neutral.iter().map(|w| w.to_string()).collect(),
+            assassin: assassin.map(str::to_string),
+            ..Request::default()
+        };
+        let inf = f64::NEG_INFINITY;
+        // Per clue word (fruit, heat, tree): the highest opponent, bystander, assassin score.
+        for (req, want) in [
+            (
+                board(&["fire", "moon"], &[], Some("ghost")),
+                [[0.5, inf, 0.5], [4.0, inf, -1.0], [2.0, inf, 2.0]],
+            ),
+            (
+                board(&[], &["fire"], None),
+                [[inf, -2.0, inf], [inf, 4.0, inf], [inf, 0.5, inf]],
+            ),
+            (
+                board(&[], &[], None),
+                [[inf, 0.5, inf], [inf, -1.0, inf], [inf, 2.0, inf]],
+            ),
+        ] {
+            let rows = Rows::read(&Tiny, &req).unwrap();
+            for (j, want) in want.into_iter().enumerate() {
+                let from_rows = rows.avoid(j);
+                assert_eq!(
+                    from_rows,
+                    highest_at(rows.columns(), j),
+                    "{req:?}, clue word {j}"
+                );
+                assert_eq!(from_rows, want, "{req:?}, clue word {j}");
+            }
+        }
+    }
 }
