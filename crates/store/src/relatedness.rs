@@ -226,11 +226,12 @@ impl Store<'_> {
         let Some(row) = rows.next()? else {
             return Ok(None);
         };
-        let (words, counts, risks) = (
-            row.get_ref(0)?.as_blob()?,
-            row.get_ref(1)?.as_blob()?,
-            row.get_ref(2)?.as_blob()?,
-        );
+        let blob = |i: usize| -> Result<&[u8]> {
+            row.get_ref(i)?.as_blob().map_err(|_| {
+                anyhow::anyhow!("clue_words_packed: column {i} is not a BLOB: {REBUILD}")
+            })
+        };
+        let (words, counts, risks) = (blob(0)?, blob(1)?, blob(2)?);
         let Ok(text) = std::str::from_utf8(words) else {
             bail!("clue_words_packed: the words are not UTF-8: {REBUILD}");
         };
@@ -251,12 +252,12 @@ impl Store<'_> {
             );
         }
         let mut out = Vec::with_capacity(n);
-        for ((word, n), r) in words
+        for ((word, c), r) in words
             .into_iter()
             .zip(counts.chunks_exact(8))
             .zip(risks.chunks_exact(4))
         {
-            let count = u64::from_le_bytes(n.try_into().expect("8 bytes"));
+            let count = u64::from_le_bytes(c.try_into().expect("8 bytes"));
             let risk = f32::from_le_bytes(r.try_into().expect("4 bytes"));
             if !risk.is_finite() {
                 bail!("clue_words_packed: word '{word}' has risk {risk}, not a number: {REBUILD}");
@@ -580,6 +581,10 @@ mod tests {
             (
                 "UPDATE clue_words_packed SET words = CAST(x'ff0a' || substr(words, 7) AS BLOB);",
                 "not UTF-8",
+            ),
+            (
+                "UPDATE clue_words_packed SET risks = 'text';",
+                "column 2 is not a BLOB",
             ),
         ] {
             let (_dir, path) = small();
