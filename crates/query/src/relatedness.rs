@@ -113,12 +113,11 @@ pub(crate) struct Rows {
     pub(crate) pos: Vec<(String, Arc<[f32]>)>,
     /// Per kind (opponent, bystander, assassin), the rows of its cards; `None` stands for the
     /// clue's risk (an unknown card, or the stand-in bystander of a board with nothing to avoid).
+    /// The highest score per kind and clue word comes two ways: as columns over every clue
+    /// word ([`Rows::columns`]) for the relatedness strategy, which reads them all, and per
+    /// clue word from these rows ([`Rows::avoid`]) for setnet, which reads at most 18 (the
+    /// columns were a seventh of its time).
     avoid_rows: [Vec<Option<Arc<[f32]>>>; 3],
-    /// Per kind, per clue word: the highest score of a card of that kind (−∞ when none), as
-    /// stored, made by [`Rows::columns`] for a strategy that reads every clue word's. setnet
-    /// reads a few clue words' only, each from the rows ([`Rows::avoid`]): the columns were a
-    /// seventh of its time.
-    highest: std::sync::OnceLock<[Vec<f32>; 3]>,
 }
 
 impl Rows {
@@ -158,22 +157,19 @@ impl Rows {
             clues,
             pos,
             avoid_rows,
-            highest: Default::default(),
         })
     }
 
-    /// Every clue word's highest scores, computed once (one column of maxima per kind, in f32
-    /// as stored: a tight loop the compiler vectorises), for a strategy that reads them all;
-    /// read through [`highest_at`].
-    pub(crate) fn columns(&self) -> &[Vec<f32>; 3] {
-        self.highest.get_or_init(|| {
-            std::array::from_fn(|kind| {
-                let mut highest = vec![f32::NEG_INFINITY; self.clues.len()];
-                for row in &self.avoid_rows[kind] {
-                    raise(&mut highest, row.as_deref().unwrap_or(&self.clues.risk));
-                }
-                highest
-            })
+    /// Every clue word's highest scores per kind (−∞ when none), one column of maxima per kind
+    /// in f32 as stored (a tight loop the compiler vectorises), for a strategy that reads them
+    /// all; read through [`highest_at`].
+    pub(crate) fn columns(&self) -> [Vec<f32>; 3] {
+        std::array::from_fn(|kind| {
+            let mut highest = vec![f32::NEG_INFINITY; self.clues.len()];
+            for row in &self.avoid_rows[kind] {
+                raise(&mut highest, row.as_deref().unwrap_or(&self.clues.risk));
+            }
+            highest
         })
     }
 
@@ -221,7 +217,7 @@ pub fn suggest(
     if rows.pos.is_empty() {
         return Ok(Vec::new());
     }
-    let columns = rows.columns();
+    let columns = &rows.columns();
     let clues = &rows.clues;
     let margins = [p.opponent_margin, p.neutral_margin, p.assassin_margin];
     let safety_at = |j: usize, s: f64| -> f64 {
@@ -353,7 +349,7 @@ pub fn fallback(
     p: &RelatednessParams,
 ) -> anyhow::Result<Option<Suggestion>> {
     let rows = Rows::read(k, req)?;
-    let columns = rows.columns();
+    let columns = &rows.columns();
     for share in [1.0, 0.5, 0.25, 0.0] {
         let mut best: Vec<(f64, usize, &String)> = Vec::new();
         for j in 0..rows.clues.len() {
@@ -447,7 +443,7 @@ mod tests {
                 let from_rows = rows.avoid(j);
                 assert_eq!(
                     from_rows,
-                    highest_at(rows.columns(), j),
+                    highest_at(&rows.columns(), j),
                     "{req:?}, clue word {j}"
                 );
                 assert_eq!(from_rows, want, "{req:?}, clue word {j}");

@@ -42,6 +42,15 @@ pub struct Meeting {
     pub excerpt: Option<String>,
 }
 
+/// A clue word's risk as read from `table`: a number, or an error naming the table and the word
+/// (a risk that is no number would poison every board the word is weighed on).
+fn check_risk(table: &str, word: &str, risk: f32) -> Result<()> {
+    if !risk.is_finite() {
+        bail!("{table}: word '{word}' has risk {risk}, not a number: {REBUILD}");
+    }
+    Ok(())
+}
+
 /// The clue words' packed copy as it is written: each word followed by a line break, and one
 /// little-endian `u64` count and `f32` risk per word.
 #[derive(Default)]
@@ -259,9 +268,7 @@ impl Store<'_> {
         {
             let count = u64::from_le_bytes(c.try_into().expect("8 bytes"));
             let risk = f32::from_le_bytes(r.try_into().expect("4 bytes"));
-            if !risk.is_finite() {
-                bail!("clue_words_packed: word '{word}' has risk {risk}, not a number: {REBUILD}");
-            }
+            check_risk("clue_words_packed", word, risk)?;
             out.push((word.to_string(), count, risk));
         }
         Ok(Some(out))
@@ -292,9 +299,7 @@ impl Store<'_> {
                     out.len()
                 );
             }
-            if !risk.is_finite() {
-                bail!("clue_words: word '{word}' has risk {risk}, not a number: {REBUILD}");
-            }
+            check_risk("clue_words", &word, risk)?;
             out.push((word, r.get::<_, i64>(2)?.max(0) as u64, risk));
         }
         Ok(out)
