@@ -188,6 +188,37 @@ fn download_names_the_url_of_a_404() {
     );
 }
 
+/// Starts `clue-db download` from `server` into `dir` in the background and returns once the
+/// `.part` of `suffix` holds `stall` bytes (where the server stops sending): the child and that
+/// `.part`'s path. Bounded, so a download that never gets there fails the test.
+fn stalled_download(
+    server: &Server,
+    dir: &Path,
+    suffix: &str,
+    stall: usize,
+) -> (std::process::Child, PathBuf) {
+    let part = run_dir(dir).join(format!(
+        "{}.part",
+        dumps::file_name(WIKI, DONE_DATE, suffix)
+    ));
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
+        .args(["download", "--wiki", WIKI, "--date", DONE_DATE, "--mirror"])
+        .arg(&server.origin)
+        .arg("--dir")
+        .arg(dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut waited = 0;
+    while std::fs::metadata(&part).map_or(0, |m| m.len()) < stall as u64 {
+        assert!(waited < 6000, "the .part never reached {stall} bytes");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        waited += 1;
+    }
+    (child, part)
+}
+
 #[test]
 fn download_interrupted_by_ctrl_c_keeps_the_part_and_resumes_it() {
     let multistream = SUFFIXES[0];
@@ -196,26 +227,7 @@ fn download_interrupted_by_ctrl_c_keeps_the_part_and_resumes_it() {
         .fault(Fault::StallAfter(multistream, stall))
         .serve();
     let dir = tempfile::tempdir().unwrap();
-    let part = run_dir(dir.path()).join(format!(
-        "{}.part",
-        dumps::file_name(WIKI, DONE_DATE, multistream)
-    ));
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
-        .args(["download", "--wiki", WIKI, "--date", DONE_DATE, "--mirror"])
-        .arg(&server.origin)
-        .arg("--dir")
-        .arg(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait until the server's bytes are on disk (the server then sends nothing more).
-    let mut waited = 0;
-    while std::fs::metadata(&part).map_or(0, |m| m.len()) < stall as u64 {
-        assert!(waited < 6000, "the .part never reached {stall} bytes");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        waited += 1;
-    }
+    let (child, part) = stalled_download(&server, dir.path(), multistream, stall);
     // SAFETY: kill(2) on the child we started, with SIGINT (what Ctrl-C sends).
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -248,25 +260,7 @@ fn a_second_download_into_the_same_run_folder_is_refused() {
         .fault(Fault::IgnoreRange(multistream))
         .serve();
     let dir = tempfile::tempdir().unwrap();
-    let part = run_dir(dir.path()).join(format!(
-        "{}.part",
-        dumps::file_name(WIKI, DONE_DATE, multistream)
-    ));
-    let first = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
-        .args(["download", "--wiki", WIKI, "--date", DONE_DATE, "--mirror"])
-        .arg(&server.origin)
-        .arg("--dir")
-        .arg(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut waited = 0;
-    while std::fs::metadata(&part).map_or(0, |m| m.len()) < stall as u64 {
-        assert!(waited < 6000, "the .part never reached {stall} bytes");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        waited += 1;
-    }
+    let (first, part) = stalled_download(&server, dir.path(), multistream, stall);
     let second = download(&server, dir.path(), &["--date", DONE_DATE]);
     assert!(second.code.is_some_and(|c| c != 0), "{}", second.stderr);
     assert!(

@@ -38,6 +38,25 @@ fn spawn(args: &[&str], env: &[(&str, &Path)]) -> Child {
     cmd.spawn().expect("starting clue-db")
 }
 
+/// Whether `child` reached its debug-build pause point (it writes `gate/reached`) within
+/// `limit`; false as soon as it exits instead, or when the bound passes (a bound so a hang fails
+/// the test; nothing here asserts on time).
+fn held_at_pause(child: &mut Child, gate: &Path, limit: Duration) -> bool {
+    let step = Duration::from_millis(20);
+    let mut waited = Duration::ZERO;
+    while waited < limit {
+        if gate.join("reached").exists() {
+            return true;
+        }
+        if child.try_wait().expect("waiting for clue-db").is_some() {
+            return false;
+        }
+        std::thread::sleep(step);
+        waited += step;
+    }
+    false
+}
+
 /// Waits for `child` at most `limit` (a bound so a hang fails the test instead of blocking the
 /// suite; nothing here asserts on how long anything takes). Kills it and returns `None` if it
 /// is still running by then.
@@ -82,18 +101,10 @@ fn a_concurrent_failing_build_does_not_replace_the_database_with_an_empty_one() 
         ],
     );
     // Wait (bounded) until the first build is held just after its copy.
-    let mut held = false;
-    for _ in 0..3000 {
-        if gate.join("reached").exists() {
-            held = true;
-            break;
-        }
-        if first.try_wait().unwrap().is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(held, "the first build never reached its pause point");
+    assert!(
+        held_at_pause(&mut first, &gate, Duration::from_secs(60)),
+        "the first build never reached its pause point"
+    );
 
     let second = clue_db([
         "ingest",
@@ -146,18 +157,7 @@ fn a_build_killed_after_dropping_its_inputs_leaves_the_database_whole() {
             ("CLUE_DB_TEST_PAUSE_DIR", &gate),
         ],
     );
-    let mut held = false;
-    for _ in 0..6000 {
-        if gate.join("reached").exists() {
-            held = true;
-            break;
-        }
-        if build.try_wait().unwrap().is_some() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    if !held {
+    if !held_at_pause(&mut build, &gate, Duration::from_secs(120)) {
         let _ = build.kill();
         panic!(
             "the build never reached its pause point:\n{}",
