@@ -46,6 +46,13 @@ fn path_of(dir: &Path, suffix: &str) -> PathBuf {
     run_dir(dir).join(dumps::file_name(WIKI, DONE_DATE, suffix))
 }
 
+/// Where the download keeps `suffix`'s file while it is incomplete.
+fn part_of(dir: &Path, suffix: &str) -> PathBuf {
+    let mut part = path_of(dir, suffix).into_os_string();
+    part.push(".part");
+    PathBuf::from(part)
+}
+
 #[test]
 fn download_fetches_the_latest_finished_run_and_prints_its_folder() {
     let server = DumpSite::new(WIKI).serve();
@@ -197,10 +204,7 @@ fn stalled_download(
     suffix: &str,
     stall: usize,
 ) -> (std::process::Child, PathBuf) {
-    let part = run_dir(dir).join(format!(
-        "{}.part",
-        dumps::file_name(WIKI, DONE_DATE, suffix)
-    ));
+    let part = part_of(dir, suffix);
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
         .args(["download", "--wiki", WIKI, "--date", DONE_DATE, "--mirror"])
         .arg(&server.origin)
@@ -372,8 +376,7 @@ fn a_mirror_cannot_send_past_the_published_size_redirect_elsewhere_or_trickle_fo
         "{}",
         run.stderr
     );
-    let part =
-        run_dir(dir.path()).join(format!("{}.part", dumps::file_name(WIKI, DONE_DATE, page)));
+    let part = part_of(dir.path(), page);
     assert!(std::fs::metadata(&part).map_or(0, |m| m.len()) <= published);
     assert!(!run_dir(dir.path()).join("VERIFIED").exists());
 
@@ -408,10 +411,7 @@ fn a_mirror_cannot_send_past_the_published_size_redirect_elsewhere_or_trickle_fo
         "{}",
         run.stderr
     );
-    let part = run_dir(dir.path()).join(format!(
-        "{}.part",
-        dumps::file_name(WIKI, DONE_DATE, multistream)
-    ));
+    let part = part_of(dir.path(), multistream);
     assert_eq!(std::fs::metadata(&part).unwrap().len(), 100_000);
 }
 

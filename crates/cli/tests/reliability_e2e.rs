@@ -38,41 +38,45 @@ fn spawn(args: &[&str], env: &[(&str, &Path)]) -> Child {
     cmd.spawn().expect("starting clue-db")
 }
 
-/// Whether `child` reached its debug-build pause point (it writes `gate/reached`) within
-/// `limit`; false as soon as it exits instead, or when the bound passes (a bound so a hang fails
-/// the test; nothing here asserts on time).
-fn held_at_pause(child: &mut Child, gate: &Path, limit: Duration) -> bool {
+/// Asks `poll` every 20 ms until it answers, for at most `limit` (a bound so a hang fails the
+/// test instead of blocking the suite; nothing here asserts on how long anything takes).
+fn poll_bounded<T>(limit: Duration, mut poll: impl FnMut() -> Option<T>) -> Option<T> {
     let step = Duration::from_millis(20);
     let mut waited = Duration::ZERO;
     while waited < limit {
-        if gate.join("reached").exists() {
-            return true;
-        }
-        if child.try_wait().expect("waiting for clue-db").is_some() {
-            return false;
+        if let Some(answer) = poll() {
+            return Some(answer);
         }
         std::thread::sleep(step);
         waited += step;
     }
-    false
+    None
 }
 
-/// Waits for `child` at most `limit` (a bound so a hang fails the test instead of blocking the
-/// suite; nothing here asserts on how long anything takes). Kills it and returns `None` if it
-/// is still running by then.
-fn wait_bounded(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
-    let step = Duration::from_millis(20);
-    let mut waited = Duration::ZERO;
-    while waited < limit {
-        if let Some(status) = child.try_wait().expect("waiting for clue-db") {
-            return Some(status);
+/// Whether `child` reached its debug-build pause point (it writes `gate/reached`) within
+/// `limit`; false as soon as it exits instead, or when the bound passes.
+fn held_at_pause(child: &mut Child, gate: &Path, limit: Duration) -> bool {
+    poll_bounded(limit, || {
+        if gate.join("reached").exists() {
+            Some(true)
+        } else if child.try_wait().expect("waiting for clue-db").is_some() {
+            Some(false)
+        } else {
+            None
         }
-        std::thread::sleep(step);
-        waited += step;
+    })
+    .unwrap_or(false)
+}
+
+/// Waits for `child` at most `limit`. Kills it and returns `None` if it is still running by
+/// then.
+fn wait_bounded(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let status = poll_bounded(limit, || child.try_wait().expect("waiting for clue-db"));
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
     }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
+    status
 }
 
 fn stderr_of(child: Child) -> String {
