@@ -1,6 +1,7 @@
 //! Opening databases: a build writes to a temporary file that replaces the real one only when it
 //! succeeds, so a failed run leaves the previous database as it was.
 
+use crate::pause::pause_for_test;
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 use std::cell::Cell;
@@ -216,58 +217,6 @@ fn tune(conn: &Connection) -> Result<()> {
          PRAGMA cache_size = -262144; PRAGMA foreign_keys = OFF;",
     )?;
     Ok(())
-}
-
-/// Test hook: runs the current thread's hook, if any, at a named moment of a build, so a test
-/// can act (as another build would) at exactly that moment. See also [`pause_for_test`].
-#[cfg(test)]
-pub(crate) mod hook {
-    use std::cell::RefCell;
-    use std::path::Path;
-
-    type Hook = Box<dyn FnMut(&str, &Path)>;
-    thread_local!(static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) });
-
-    pub fn set(f: impl FnMut(&str, &Path) + 'static) {
-        HOOK.with(|h| *h.borrow_mut() = Some(Box::new(f)));
-    }
-
-    pub fn run(point: &str, tmp: &Path) {
-        HOOK.with(|h| {
-            if let Some(f) = h.borrow_mut().as_mut() {
-                f(point, tmp)
-            }
-        });
-    }
-}
-
-/// Debug builds only (what `cargo test` runs): with `CLUE_DB_TEST_PAUSE=POINT` and
-/// `CLUE_DB_TEST_PAUSE_DIR=DIR` set, a build that reaches `POINT` creates `DIR/reached` and
-/// waits until `DIR/go` exists, so an end-to-end test can run another `clue-db` at exactly that
-/// moment (the concurrent-build race of issue 13) instead of hoping a sleep lands there.
-pub(crate) fn pause_for_test(point: &str, tmp: &Path) {
-    #[cfg(test)]
-    hook::run(point, tmp);
-    #[cfg(debug_assertions)]
-    if std::env::var_os("CLUE_DB_TEST_PAUSE").is_some_and(|p| p == point)
-        && let Some(dir) = std::env::var_os("CLUE_DB_TEST_PAUSE_DIR").map(PathBuf::from)
-    {
-        // Written aside and renamed, so that `reached` appears whole: a test polling for it on
-        // a loaded machine read it between its creation and its write, an empty path.
-        let aside = dir.join("reached.part");
-        if std::fs::write(&aside, tmp.as_os_str().as_encoded_bytes()).is_ok() {
-            let _ = std::fs::rename(&aside, dir.join("reached"));
-        }
-        // Bounded: a test that never says go does not leave a process behind forever.
-        for _ in 0..6000 {
-            if dir.join("go").exists() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-    }
-    #[cfg(not(any(test, debug_assertions)))]
-    let _ = (point, tmp);
 }
 
 impl Build {
@@ -571,6 +520,7 @@ impl Store<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pause::hook;
 
     #[test]
     fn a_new_build_removes_temporary_files_of_dead_builds_only() {

@@ -175,7 +175,7 @@ impl Build {
                 .execute_batch("VACUUM")
                 .context("compacting the database (VACUUM)")?;
         }
-        crate::build::pause_for_test("inputs dropped", &self.tmp);
+        crate::pause::pause_for_test("inputs dropped", &self.tmp);
         Ok(())
     }
 
@@ -653,7 +653,7 @@ mod tests {
 
         let watched = dest.clone();
         let whole = before.clone();
-        crate::build::hook::set(move |point, tmp| {
+        crate::pause::hook::set(move |point, tmp| {
             if point == "inputs dropped" {
                 assert!(
                     std::fs::read(&watched).unwrap() == whole,
@@ -669,7 +669,7 @@ mod tests {
         });
         let b = Build::update(&dest).unwrap();
         b.drop_inputs(KeepInputs::default()).unwrap();
-        crate::build::hook::set(|_, _| {});
+        crate::pause::hook::set(|_, _| {});
         drop(b);
         assert!(
             std::fs::read(&dest).unwrap() == before,

@@ -4,6 +4,7 @@
 mod build;
 mod graph;
 mod ingest;
+mod pause;
 mod pipeline;
 mod read;
 mod relatedness;
