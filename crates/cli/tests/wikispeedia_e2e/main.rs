@@ -1,7 +1,7 @@
-//! End-to-end tests on the Wikispeedia corpus: `clue-db pipeline all` builds one database per
-//! test process (about a minute in a debug build), then `pipeline` checks its tables, `query`
-//! runs the query commands against it and `serve` serves it (one binary, so that one build
-//! serves them all).
+//! End-to-end tests on the Wikispeedia corpus: `clue-db pipeline all` builds two databases per
+//! test process, as `make pipeline` does and with the build inputs kept (about a minute each in
+//! a debug build), then `pipeline` checks their tables, `keep` compares them, `query` runs the
+//! query commands, `serve` serves one (one binary, so that one build serves them all).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -15,21 +15,27 @@ mod setnet;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-/// The database every test here reads; tests that change a database work on a copy.
-static BUILT: LazyLock<PathBuf> = LazyLock::new(|| common::wikispeedia_db("wikispeedia"));
+/// The two databases every test here reads, built at once (two processes side by side: each
+/// is a minute of a debug build, much of it on one core), the first time either is asked for.
+/// Tests that change a database work on a copy.
+static BUILT: LazyLock<[PathBuf; 2]> = LazyLock::new(|| {
+    std::thread::scope(|s| {
+        let kept = s.spawn(|| {
+            common::wikispeedia_db_with("wikispeedia-kept", &["--keep-text", "--keep-links"])
+        });
+        let plain = common::wikispeedia_db("wikispeedia");
+        [plain, kept.join().expect("the kept build")]
+    })
+});
 
 /// The pipeline database built from Wikispeedia with the repository's inputs: as `make
 /// pipeline` builds, without the page text and the links.
 pub fn db() -> &'static Path {
-    &BUILT
+    &BUILT[0]
 }
 
 /// The same database built with `--keep-text --keep-links`, for the tests that read the text or
 /// re-run a stage that reads the text or the links.
-static KEPT: LazyLock<PathBuf> = LazyLock::new(|| {
-    common::wikispeedia_db_with("wikispeedia-kept", &["--keep-text", "--keep-links"])
-});
-
 pub fn kept_db() -> &'static Path {
-    &KEPT
+    &BUILT[1]
 }
