@@ -100,9 +100,9 @@ fn a_database_without_its_inputs_answers_as_one_with_them() {
     assert!(tables["relatedness_by_id"][0] > 0 && tables["scores"][0] > 0);
     assert_eq!(only_kept, Vec::<String>::new());
     let counts = |db: &Path, t: &str| count(&open(db), &format!("SELECT count(*) FROM \"{t}\""));
-    for (t, [rows, only_here, only_kept]) in &tables {
+    for (t, [rows, only_plain, only_in_kept]) in &tables {
         assert_eq!(
-            (only_here, only_kept),
+            (only_plain, only_in_kept),
             (&0, &0),
             "{t}: rows in one database only"
         );
