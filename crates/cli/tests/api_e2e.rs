@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Run, clue_db, count, meta, open, tmp_leftovers, utf8};
+use common::{Run, clue_db, count, meta, open, poll_bounded, tmp_leftovers, utf8};
 use fakewiki::{FakePage, FakeWiki, Server, fail_page_ids, serve, status};
 use rusqlite::Connection;
 use std::collections::BTreeSet;
@@ -139,14 +139,10 @@ fn an_interrupted_fetch_saves_what_it_stored_and_resume_goes_on() {
         .spawn()
         .expect("starting clue-db");
     let asked_for_21 = || server.requests().iter().any(|r| r.page_ids().contains(&21));
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !asked_for_21() {
-        assert!(
-            Instant::now() < deadline,
-            "the second batch was never asked for"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    assert!(
+        poll_bounded(Duration::from_secs(60), || asked_for_21().then_some(())).is_some(),
+        "the second batch was never asked for"
+    );
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{clue_db, count, open};
+use common::{clue_db, count, open, poll_bounded};
 use fakewiki::Server;
 use fakewiki::dumps::{self, DONE_DATE, DumpSite, Fault, SUFFIXES};
 use std::path::{Path, PathBuf};
@@ -214,12 +214,10 @@ fn stalled_download(
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut waited = 0;
-    while std::fs::metadata(&part).map_or(0, |m| m.len()) < stall as u64 {
-        assert!(waited < 6000, "the .part never reached {stall} bytes");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        waited += 1;
-    }
+    let reached = poll_bounded(std::time::Duration::from_secs(60), || {
+        (std::fs::metadata(&part).map_or(0, |m| m.len()) >= stall as u64).then_some(())
+    });
+    assert!(reached.is_some(), "the .part never reached {stall} bytes");
     (child, part)
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{clue_db, count, enwiki_sample, meta, open, utf8};
+use common::{clue_db, count, enwiki_sample, meta, open, poll_bounded, utf8};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -36,21 +36,6 @@ fn spawn(args: &[&str], env: &[(&str, &Path)]) -> Child {
         cmd.env(k, v);
     }
     cmd.spawn().expect("starting clue-db")
-}
-
-/// Asks `poll` every 20 ms until it answers, for at most `limit` (a bound so a hang fails the
-/// test instead of blocking the suite; nothing here asserts on how long anything takes).
-fn poll_bounded<T>(limit: Duration, mut poll: impl FnMut() -> Option<T>) -> Option<T> {
-    let step = Duration::from_millis(20);
-    let mut waited = Duration::ZERO;
-    while waited < limit {
-        if let Some(answer) = poll() {
-            return Some(answer);
-        }
-        std::thread::sleep(step);
-        waited += step;
-    }
-    None
 }
 
 /// Whether `child` reached its debug-build pause point (it writes `gate/reached`) within

@@ -14,6 +14,24 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
+/// Asks `poll` every 20 ms until it answers, for at most `limit`: the bound makes a hang fail
+/// its test instead of blocking the suite (no test asserts on how long anything takes).
+pub fn poll_bounded<T>(
+    limit: std::time::Duration,
+    mut poll: impl FnMut() -> Option<T>,
+) -> Option<T> {
+    let step = std::time::Duration::from_millis(20);
+    let mut waited = std::time::Duration::ZERO;
+    while waited < limit {
+        if let Some(answer) = poll() {
+            return Some(answer);
+        }
+        std::thread::sleep(step);
+        waited += step;
+    }
+    None
+}
+
 /// The shared data folder (`../shared/data` beside the repository).
 pub fn data() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
