@@ -139,6 +139,11 @@ pub struct PipelineArgs {
     /// score (then standardised again).
     #[arg(long, default_value_t = pipeline::RelateParams::default().meeting_weight)]
     meeting_weight: f32,
+    /// relatedness: weight of the second view, skip-gram (word2vec) vectors trained on the same
+    /// sentences, in the cosine: `(1 − w)·cos_svd + w·cos_skipgram` (0: the SVD alone, a
+    /// quicker build).
+    #[arg(long, default_value_t = pipeline::RelateParams::default().skip_gram_weight)]
+    skip_gram_weight: f32,
     /// setnet: the seed of the games mined and of the initial weights (the same seed, the same
     /// weights).
     #[arg(long, default_value_t = setnet::Params::default().seed)]
@@ -385,6 +390,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             sigma_power: a.sigma_power,
             ppmi_weight: a.ppmi_weight,
             meeting_weight: a.meeting_weight,
+            skip_gram_weight: a.skip_gram_weight,
             ..pipeline::RelateParams::default()
         },
         setnet: setnet::Params {

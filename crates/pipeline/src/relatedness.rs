@@ -105,10 +105,31 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     times.push(("seconds_words", t.elapsed().as_secs_f64()));
 
     let t = Instant::now();
-    let mut coocs: Vec<Cooc> = (0..threads).map(|_| Cooc::for_vocab(&vocab)).collect();
-    each_text(build, &ids, &mut coocs, "co-occurrence", |a, _, text| {
-        a.add(text, &vocab, &pairs, p.window, p.weighting)
-    })?;
+    // Each thread counts its pages' meetings and keeps their sentences for the skip-gram, by
+    // page id: the stream is in page order whatever the number of threads.
+    let skip_gram = p.skip_gram_weight > 0.0;
+    type Acc = (Cooc, Vec<(u64, Vec<u32>)>);
+    let mut accs: Vec<Acc> = (0..threads)
+        .map(|_| (Cooc::for_vocab(&vocab), Vec::new()))
+        .collect();
+    each_text(
+        build,
+        &ids,
+        &mut accs,
+        "co-occurrence",
+        |(c, s), id, text| {
+            let mut sentences = Vec::new();
+            let keep = skip_gram.then_some(&mut sentences);
+            c.add_keeping(text, &vocab, &pairs, p.window, p.weighting, keep);
+            if skip_gram {
+                s.push((id, sentences));
+            }
+        },
+    )?;
+    let (mut coocs, streams): (Vec<Cooc>, Vec<_>) = accs.into_iter().unzip();
+    let mut pages: Vec<(u64, Vec<u32>)> = streams.into_iter().flatten().collect();
+    pages.sort_unstable_by_key(|(id, _)| *id);
+    let stream: Vec<u32> = pages.into_iter().flat_map(|(_, s)| s).collect();
     let mut cooc = coocs.pop().expect("one accumulator per thread");
     for c in &coocs {
         cooc.merge(c);
@@ -125,6 +146,19 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     let t = Instant::now();
     let vecs = relate::vectors(&m, p);
     times.push(("seconds_svd", t.elapsed().as_secs_f64()));
+    let t = Instant::now();
+    let vecs = if skip_gram {
+        let pb = progress::bar((stream.len() * p.skip_gram.epochs) as u64, "words");
+        pb.set_prefix("relatedness: skip-gram");
+        let sg = relate::sgns::train(&stream, vocab.len(), &p.skip_gram, |n| pb.inc(n));
+        pb.finish_and_clear();
+        relate::join(&vecs, &sg, p.skip_gram_weight)
+    } else {
+        vecs
+    };
+    let stream_tokens = stream.iter().filter(|&&t| t != relate::sgns::SEP).count();
+    drop(stream);
+    times.push(("seconds_skip_gram", t.elapsed().as_secs_f64()));
     let rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, p);
     drop(m);
 
@@ -278,6 +312,13 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("cosine_mean", rel.cosine_scale.mean.to_string()),
         ("cosine_std", rel.cosine_scale.std.to_string()),
         ("meeting_weight", p.meeting_weight.to_string()),
+        ("skip_gram_weight", p.skip_gram_weight.to_string()),
+        ("skip_gram_dims", p.skip_gram.dims.to_string()),
+        ("skip_gram_window", p.skip_gram.window.to_string()),
+        ("skip_gram_negative", p.skip_gram.negative.to_string()),
+        ("skip_gram_sample", p.skip_gram.sample.to_string()),
+        ("skip_gram_epochs", p.skip_gram.epochs.to_string()),
+        ("skip_gram_tokens", stream_tokens.to_string()),
         ("meetings_mean", rel.meetings_scale.mean.to_string()),
         ("meetings_std", rel.meetings_scale.std.to_string()),
         ("mix_mean", rel.mix_scale.mean.to_string()),

@@ -136,6 +136,20 @@ impl Cooc {
         window: usize,
         weighting: Weighting,
     ) {
+        self.add_keeping(text, vocab, pairs, window, weighting, None)
+    }
+
+    /// [`Cooc::add`], and when `stream` is given, the text's sentences appended to it as the
+    /// skip-gram reads them ([`crate::sgns::push_ids`]), without reading the text twice.
+    pub fn add_keeping(
+        &mut self,
+        text: &str,
+        vocab: &Vocab,
+        pairs: &PairSet,
+        window: usize,
+        weighting: Weighting,
+        mut stream: Option<&mut Vec<u32>>,
+    ) {
         let mut ids: Vec<u32> = Vec::new();
         let n = self.n;
         let (m, card_row, meetings) = (&mut self.m, &self.card_row, &mut self.meetings);
@@ -146,6 +160,9 @@ impl Cooc {
             sentences += 1;
             ids.clear();
             ids.extend(s.iter().map(|w| vocab.id(w)));
+            if let Some(out) = stream.as_deref_mut() {
+                crate::sgns::push_ids(&ids, out);
+            }
             for &a in ids.iter().filter(|&&a| a != NONE) {
                 if seen[a as usize] != text_no {
                     seen[a as usize] = text_no;
@@ -259,6 +276,24 @@ mod tests {
         // ice cream·apple two apart: 1. The plain meetings are the same as above.
         assert_eq!((w.get(a, p), w.get(p, i), w.get(i, a)), (4, 2, 1));
         assert_eq!((w.meetings(a, p), w.meetings(a, i)), (Some(2), Some(1)));
+
+        // Counting while keeping the skip-gram's stream: the same counts, and the sentences as
+        // vocabulary ids in order, each ended by SEP ("xyz" was seen once: a word of the
+        // vocabulary at a floor of 1).
+        let mut k = Cooc::for_vocab(&vocab);
+        let mut stream = Vec::new();
+        k.add_keeping(
+            text,
+            &vocab,
+            &pairs,
+            2,
+            Weighting::Linear,
+            Some(&mut stream),
+        );
+        k.finish();
+        assert_eq!(k.m, w.m);
+        let (x, sep) = (vocab.id("xyz"), crate::sgns::SEP);
+        assert_eq!(stream, [a, p, a, sep, p, i, x, a, sep]);
     }
 }
 

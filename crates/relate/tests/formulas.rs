@@ -162,17 +162,20 @@ fn parameters_that_build_no_measure_are_refused_by_flag() {
         p
     };
     assert_eq!(Params::default().check(), Ok(()));
-    let edges: [Change; 4] = [
+    let edges: [Change; 5] = [
         |p| p.alpha = 0.0,
         |p| (p.window, p.dims) = (1, 1),
         |p| (p.ppmi_weight, p.max_page_share) = (1.0, 1.0),
         |p| p.meeting_weight = -0.5,
+        |p| p.skip_gram_weight = 1.0,
     ];
     for change in edges {
         let p = with(change);
         assert_eq!(p.check(), Ok(()), "{p:?}");
     }
-    let refused: [(Change, &str); 10] = [
+    let refused: [(Change, &str); 12] = [
+        (|p| p.skip_gram_weight = 1.5, "--skip-gram-weight 1.5:"),
+        (|p| p.skip_gram_weight = f32::NAN, "--skip-gram-weight NaN:"),
         (|p| p.window = 0, "--window 0:"),
         (|p| p.dims = 0, "--dims 0:"),
         (|p| p.alpha = f64::NAN, "--alpha NaN:"),
@@ -188,4 +191,30 @@ fn parameters_that_build_no_measure_are_refused_by_flag() {
         let e = with(change).check().unwrap_err();
         assert!(e.starts_with(flag), "{e} (want {flag})");
     }
+}
+
+/// Two views joined: unit rows again, and the cosine is the weighted mean of the views' cosines.
+#[test]
+fn joined_views_mix_their_cosines_by_weight() {
+    use relate::linalg::Mat;
+    // View a: words 0 and 1 orthogonal (cos 0); view b (one dimension): the same (cos 1).
+    let a = Mat {
+        rows: 2,
+        cols: 2,
+        data: vec![1.0, 0.0, 0.0, 1.0],
+    };
+    let b = Mat {
+        rows: 2,
+        cols: 1,
+        data: vec![1.0, 1.0],
+    };
+    let j = relate::join(&a, &b, 0.25);
+    assert_eq!((j.rows, j.cols), (2, 3));
+    let row = |i: usize| &j.data[i * 3..i * 3 + 3];
+    let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
+    // 0.75 · 0 + 0.25 · 1 = 0.25; each row's length 0.75 · 1 + 0.25 · 1 = 1.
+    assert!((dot(row(0), row(1)) - 0.25).abs() < 1e-6);
+    assert!((dot(row(0), row(0)) - 1.0).abs() < 1e-6);
+    // Weight 0: the first view alone.
+    assert_eq!(relate::join(&a, &b, 0.0), a);
 }
