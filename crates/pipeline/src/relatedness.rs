@@ -120,7 +120,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         |(c, s), id, text| {
             let mut sentences = Vec::new();
             let keep = skip_gram.then_some(&mut sentences);
-            c.add_keeping(text, &vocab, &pairs, p.window, p.weighting, keep);
+            c.add(text, &vocab, &pairs, p.window, p.weighting, keep);
             if skip_gram {
                 s.push((id, sentences));
             }

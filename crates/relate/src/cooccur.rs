@@ -127,21 +127,9 @@ impl Cooc {
 
     /// Counts the pairs of one text: every two vocabulary words at most `window` content words
     /// apart in one sentence, each meeting weighted by `weighting`; a word does not co-occur
-    /// with itself.
+    /// with itself. When `stream` is given, the text's sentences are appended to it as the
+    /// skip-gram reads them ([`crate::sgns::push_ids`]), so the text is read once for both.
     pub fn add(
-        &mut self,
-        text: &str,
-        vocab: &Vocab,
-        pairs: &PairSet,
-        window: usize,
-        weighting: Weighting,
-    ) {
-        self.add_keeping(text, vocab, pairs, window, weighting, None)
-    }
-
-    /// [`Cooc::add`], and when `stream` is given, the text's sentences appended to it as the
-    /// skip-gram reads them ([`crate::sgns::push_ids`]), without reading the text twice.
-    pub fn add_keeping(
         &mut self,
         text: &str,
         vocab: &Vocab,
@@ -246,8 +234,8 @@ mod tests {
         let cards = vec!["apple".to_string(), "ice cream".to_string()];
         let vocab = Vocab::build(counts, &cards, 1, text::Inflector::shared());
         let mut c = Cooc::for_vocab(&vocab);
-        c.add(text, &vocab, &pairs, 2, Weighting::Flat);
-        c.add("apples", &vocab, &pairs, 2, Weighting::Flat);
+        c.add(text, &vocab, &pairs, 2, Weighting::Flat, None);
+        c.add("apples", &vocab, &pairs, 2, Weighting::Flat, None);
         c.finish();
         // Pages per word, its forms together: apple and apples are one word on 2 pages.
         assert_eq!(c.pages[vocab.id("apple") as usize], 2);
@@ -270,7 +258,7 @@ mod tests {
 
         // Linear weights with a window of 2: neighbours count 2, two apart count 1.
         let mut w = Cooc::for_vocab(&vocab);
-        w.add(text, &vocab, &pairs, 2, Weighting::Linear);
+        w.add(text, &vocab, &pairs, 2, Weighting::Linear, None);
         w.finish();
         // apple·pie: two neighbouring meetings, 2 + 2; pie·ice cream neighbours: 2;
         // ice cream·apple two apart: 1. The plain meetings are the same as above.
@@ -282,7 +270,7 @@ mod tests {
         // vocabulary at a floor of 1).
         let mut k = Cooc::for_vocab(&vocab);
         let mut stream = Vec::new();
-        k.add_keeping(
+        k.add(
             text,
             &vocab,
             &pairs,

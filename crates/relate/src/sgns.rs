@@ -23,7 +23,7 @@ const TABLE: usize = 1 << 23;
 
 /// Appends one sentence of vocabulary ids to the skip-gram's stream `out`, ended by [`SEP`]:
 /// words outside the vocabulary ([`NONE`]) are left out (word2vec's floor), an empty sentence
-/// adds nothing. [`crate::Cooc::add_keeping`] calls it as it counts.
+/// adds nothing. [`crate::Cooc::add`] calls it as it counts.
 pub fn push_ids(ids: &[u32], out: &mut Vec<u32>) {
     let before = out.len();
     out.extend(ids.iter().copied().filter(|&a| a != NONE));
