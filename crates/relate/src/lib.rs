@@ -283,11 +283,8 @@ pub fn vectors(m: &Mat, p: &Params) -> Mat {
         for (x, s) in row.iter_mut().zip(&sigma) {
             *x *= s.powf(p.sigma_power);
         }
-        let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            row.iter_mut().for_each(|x| *x /= norm);
-        }
     });
+    u.normalize_rows();
     u
 }
 

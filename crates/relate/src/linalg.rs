@@ -19,6 +19,18 @@ impl Mat {
         }
     }
 
+    /// Scales every row to unit length, in parallel; a row of zeros stays zero.
+    pub fn normalize_rows(&mut self) {
+        let d = self.cols.max(1);
+        use rayon::prelude::*;
+        self.data.par_chunks_mut(d).for_each(|row| {
+            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                row.iter_mut().for_each(|x| *x /= norm);
+            }
+        });
+    }
+
     pub fn at(&self, r: usize, c: usize) -> f32 {
         self.data[r * self.cols + c]
     }

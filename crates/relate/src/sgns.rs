@@ -197,14 +197,16 @@ pub fn train(stream: &[u32], n: usize, p: &SkipGram, mut progress: impl FnMut(u6
         }
     }
     progress((done - reported) as u64);
-    for (row, &count) in w.data.chunks_mut(d.max(1)).zip(&counts) {
-        let norm = dot(row, row).sqrt();
-        if count == 0 || norm == 0.0 {
-            row.fill(0.0);
-        } else {
-            row.iter_mut().for_each(|x| *x /= norm);
-        }
+    // A word never seen keeps no trace of its random start.
+    for (row, _) in w
+        .data
+        .chunks_mut(d.max(1))
+        .zip(&counts)
+        .filter(|(_, c)| **c == 0)
+    {
+        row.fill(0.0);
     }
+    w.normalize_rows();
     w
 }
 
