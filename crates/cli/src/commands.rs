@@ -144,6 +144,11 @@ pub struct PipelineArgs {
     /// quicker build).
     #[arg(long, default_value_t = pipeline::RelateParams::default().skip_gram_weight)]
     skip_gram_weight: f32,
+    /// relatedness: weight of the dictionary view, vectors from what WordNet says each word
+    /// means, joined to the text's: `(1 − w)·cos_text + w·cos_dictionary` (0: the text alone;
+    /// English builds only).
+    #[arg(long, default_value_t = pipeline::RelateParams::default().dictionary_weight)]
+    dictionary_weight: f32,
     /// setnet: the seed of the games mined and of the initial weights (the same seed, the same
     /// weights).
     #[arg(long, default_value_t = setnet::Params::default().seed)]
@@ -391,6 +396,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             ppmi_weight: a.ppmi_weight,
             meeting_weight: a.meeting_weight,
             skip_gram_weight: a.skip_gram_weight,
+            dictionary_weight: a.dictionary_weight,
             ..pipeline::RelateParams::default()
         },
         setnet: setnet::Params {

@@ -72,6 +72,26 @@ fn each_text<A: Send>(
     Ok(())
 }
 
+/// The dictionary view's vectors for `words` ([`relate::dictionary`] over WordNet's contexts),
+/// and how many of the words WordNet has.
+fn dictionary_vectors(words: &[String], p: &Params) -> (relate::linalg::Mat, usize) {
+    let lexicon = wordnet::Lexicon::embedded();
+    let contexts = lexicon.contexts();
+    let row: HashMap<&str, usize> = contexts
+        .lemmas
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.as_str(), i))
+        .collect();
+    let headword: Vec<Option<usize>> = words
+        .iter()
+        .map(|w| lexicon.headword(w).and_then(|l| row.get(l).copied()))
+        .collect();
+    let known = headword.iter().flatten().count();
+    let v = relate::dictionary::vectors(&contexts.rows, contexts.columns.len(), &headword, p);
+    (v, known)
+}
+
 pub fn run(build: &Build, p: &Params) -> Result<()> {
     p.check().map_err(anyhow::Error::msg)?;
     let reader = build.reader();
@@ -159,6 +179,16 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     let stream_tokens = stream.iter().filter(|&&t| t != relate::sgns::SEP).count();
     drop(stream);
     times.push(("seconds_skip_gram", t.elapsed().as_secs_f64()));
+    let t = Instant::now();
+    // The dictionary view: English only, WordNet being an English dictionary.
+    let dictionary = p.dictionary_weight > 0.0 && language.is_english();
+    let (vecs, dictionary_words) = if dictionary {
+        let (d, known) = dictionary_vectors(&vocab.words, p);
+        (relate::join(&vecs, &d, p.dictionary_weight), known)
+    } else {
+        (vecs, 0)
+    };
+    times.push(("seconds_dictionary", t.elapsed().as_secs_f64()));
     let rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, p);
     drop(m);
 
@@ -319,6 +349,11 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("skip_gram_sample", p.skip_gram.sample.to_string()),
         ("skip_gram_epochs", p.skip_gram.epochs.to_string()),
         ("skip_gram_tokens", stream_tokens.to_string()),
+        (
+            "dictionary_weight",
+            if dictionary { p.dictionary_weight } else { 0.0 }.to_string(),
+        ),
+        ("dictionary_words", dictionary_words.to_string()),
         ("meetings_mean", rel.meetings_scale.mean.to_string()),
         ("meetings_std", rel.meetings_scale.std.to_string()),
         ("mix_mean", rel.mix_scale.mean.to_string()),

@@ -156,6 +156,11 @@ fn a_german_build_runs_every_stage_with_the_german_stemmer() {
             .unwrap()
             > 0
     );
+    // WordNet is an English dictionary: no dictionary view for German text.
+    assert_eq!(
+        one("SELECT value FROM meta WHERE key = 'relatedness.dictionary_weight'"),
+        "0"
+    );
     // The legality table: clue words sharing a card's stem.
     assert_eq!(
         one("SELECT count(*) FROM inflections WHERE form = 'bank' AND word = 'bank'"),

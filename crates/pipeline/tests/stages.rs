@@ -358,6 +358,9 @@ fn relatedness_against_a_hand_computation() {
     assert_eq!(c.meta("relatedness.clue_words"), "5");
     assert_eq!(c.meta("relatedness.window"), "10");
     assert_eq!(c.meta("relatedness.weighting"), "linear");
+    // The dictionary view, English: WordNet has all five words.
+    assert_eq!(c.meta("relatedness.dictionary_weight"), "0.33333334");
+    assert_eq!(c.meta("relatedness.dictionary_words"), "5");
     // Meetings in a sentence: bee–honey 2 (both Bee sentences), bee–flower 1, honey–flower 2
     // (Bee and Honey), car–wheel 2. Weighted by distance (window 10: neighbours 10, two apart
     // 9): bee–honey 20, bee–flower 9, honey–flower 20, car–wheel 20. Row sums r: bee 29,

@@ -1,6 +1,8 @@
-//! The little dense linear algebra the SVD needs: row-major matrices, products through
-//! `matrixmultiply` (SIMD, all cores), Cholesky QR, and Jacobi eigenvectors of a small
-//! symmetric matrix.
+//! The little linear algebra the SVD needs: row-major matrices, products through
+//! `matrixmultiply` (SIMD, all cores), Cholesky QR, Jacobi eigenvectors of a small symmetric
+//! matrix, and a sparse matrix (CSR) for the dictionary view, whose rows are mostly empty.
+
+use rayon::prelude::*;
 
 /// A dense row-major `rows × cols` matrix of `f32`.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,7 +24,6 @@ impl Mat {
     /// Scales every row to unit length, in parallel; a row of zeros stays zero.
     pub fn normalize_rows(&mut self) {
         let d = self.cols.max(1);
-        use rayon::prelude::*;
         self.data.par_chunks_mut(d).for_each(|row| {
             let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
             if norm > 0.0 {
@@ -89,6 +90,133 @@ impl Mat {
 
 /// An orthonormal basis of the columns of `y` (tall, full column rank), by Cholesky QR done
 /// twice for accuracy: `G = YᵀY = LLᵀ`, `Q = Y L⁻ᵀ`.
+/// What the randomized SVD needs of a matrix `A`: its shape and products with a thin dense
+/// block. Dense for the PPMI of running text, sparse for the dictionary's.
+pub trait Operator: Sync {
+    fn rows(&self) -> usize;
+    fn cols(&self) -> usize;
+    /// `op(A) · x`, `op` transposing when asked.
+    fn apply(&self, transpose: bool, x: &Mat) -> Mat;
+    /// `qᵀ · A`.
+    fn project(&self, q: &Mat) -> Mat;
+}
+
+impl Operator for Mat {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    fn cols(&self) -> usize {
+        self.cols
+    }
+    fn apply(&self, transpose: bool, x: &Mat) -> Mat {
+        Mat::mul(self, transpose, x, false)
+    }
+    fn project(&self, q: &Mat) -> Mat {
+        Mat::mul(q, true, self, false)
+    }
+}
+
+/// A sparse `rows × cols` matrix in compressed rows (CSR).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sparse {
+    pub rows: usize,
+    pub cols: usize,
+    /// Row `r`'s entries are `start[r]..start[r + 1]` of `index` and `value`.
+    pub start: Vec<usize>,
+    pub index: Vec<u32>,
+    pub value: Vec<f32>,
+}
+
+impl Sparse {
+    /// From rows of `(column, value)`; every column below `cols`.
+    pub fn from_rows(rows: &[Vec<(u32, f32)>], cols: usize) -> Sparse {
+        let mut start = vec![0];
+        let (mut index, mut value) = (Vec::new(), Vec::new());
+        for row in rows {
+            for &(c, v) in row {
+                debug_assert!((c as usize) < cols, "column {c} of {cols}");
+                index.push(c);
+                value.push(v);
+            }
+            start.push(index.len());
+        }
+        Sparse {
+            rows: rows.len(),
+            cols,
+            start,
+            index,
+            value,
+        }
+    }
+
+    /// Entries of row `r`.
+    pub fn row(&self, r: usize) -> impl Iterator<Item = (usize, f32)> + '_ {
+        let span = self.start[r]..self.start[r + 1];
+        self.index[span.clone()]
+            .iter()
+            .zip(&self.value[span])
+            .map(|(&c, &v)| (c as usize, v))
+    }
+
+    /// `A · x`, one output row per matrix row, in parallel.
+    fn times(&self, x: &Mat) -> Mat {
+        let k = x.cols;
+        let mut out = Mat::zeros(self.rows, k);
+        out.data
+            .par_chunks_mut(k.max(1))
+            .enumerate()
+            .for_each(|(r, o)| {
+                for (c, v) in self.row(r) {
+                    for (y, &xv) in o.iter_mut().zip(x.row(c)) {
+                        *y += v * xv;
+                    }
+                }
+            });
+        out
+    }
+
+    /// `Aᵀ · x`, in row order (the same sums on every machine).
+    fn transposed_times(&self, x: &Mat) -> Mat {
+        let k = x.cols;
+        let mut out = Mat::zeros(self.cols, k);
+        for r in 0..self.rows {
+            let xr = x.row(r);
+            for (c, v) in self.row(r) {
+                for (y, &xv) in out.data[c * k..(c + 1) * k].iter_mut().zip(xr) {
+                    *y += v * xv;
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Operator for Sparse {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    fn cols(&self) -> usize {
+        self.cols
+    }
+    fn apply(&self, transpose: bool, x: &Mat) -> Mat {
+        if transpose {
+            self.transposed_times(x)
+        } else {
+            self.times(x)
+        }
+    }
+    fn project(&self, q: &Mat) -> Mat {
+        let t = self.transposed_times(q);
+        let mut out = Mat::zeros(t.cols, t.rows);
+        for r in 0..t.rows {
+            for c in 0..t.cols {
+                out.data[c * t.rows + r] = t.data[r * t.cols + c];
+            }
+        }
+        out
+    }
+}
+
 pub fn orthonormalize(y: &Mat) -> Mat {
     let once = |y: &Mat| -> Mat {
         let g = Mat::mul(y, true, y, false);

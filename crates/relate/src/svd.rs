@@ -1,32 +1,32 @@
-//! Truncated SVD of a square matrix by randomized range finding (Halko, Martinsson & Tropp
+//! Truncated SVD of a matrix (dense or sparse, [`Operator`]) by randomized range finding (Halko, Martinsson & Tropp
 //! 2011): multiply by a Gaussian block, a few power iterations, project, and take the exact
 //! SVD of the small projection. Seeded, so a build is reproducible.
 
-use crate::linalg::{Mat, orthonormalize, symmetric_eigen};
+use crate::linalg::{Mat, Operator, orthonormalize, symmetric_eigen};
 use seeded::SplitMix64;
 
 /// The top `d` singular values (descending) and left singular vectors (`n × d`) of `a`.
 pub fn truncated_svd(
-    a: &Mat,
+    a: &impl Operator,
     d: usize,
     oversample: usize,
     power: usize,
     seed: u64,
 ) -> (Vec<f32>, Mat) {
-    let n = a.rows;
+    let n = a.rows();
     let k = (d + oversample).min(n);
     let mut rng = SplitMix64::new(seed);
-    let mut omega = Mat::zeros(a.cols, k);
+    let mut omega = Mat::zeros(a.cols(), k);
     for x in omega.data.iter_mut() {
         *x = rng.gaussian() as f32;
     }
-    let mut q = orthonormalize(&Mat::mul(a, false, &omega, false));
+    let mut q = orthonormalize(&a.apply(false, &omega));
     for _ in 0..power {
-        let z = orthonormalize(&Mat::mul(a, true, &q, false));
-        q = orthonormalize(&Mat::mul(a, false, &z, false));
+        let z = orthonormalize(&a.apply(true, &q));
+        q = orthonormalize(&a.apply(false, &z));
     }
     // B = Qᵀ A (k × n); B Bᵀ = W Λ Wᵀ; A ≈ (Q W) Λ^½ (…)ᵀ.
-    let b = Mat::mul(&q, true, a, false);
+    let b = a.project(&q);
     let bbt = Mat::mul(&b, false, &b, true);
     let g: Vec<f64> = bbt.data.iter().map(|&x| x as f64).collect();
     let (values, vectors) = symmetric_eigen(&g, k);
@@ -69,5 +69,34 @@ mod tests {
         );
         let dot: f32 = (0..4).map(|i| vecs.at(i, 0) * u[i]).sum();
         assert!((dot.abs() - 1.0).abs() < 1e-4, "first vector is ±u: {dot}");
+    }
+
+    #[test]
+    fn a_sparse_matrix_factors_as_its_dense_twin() {
+        // A 5 × 4 matrix with empty rows and a column of zeros, dense and in CSR.
+        let rows: Vec<Vec<(u32, f32)>> = vec![
+            vec![(0, 2.0), (2, 1.0)],
+            vec![],
+            vec![(1, 3.0), (2, -1.0)],
+            vec![(0, 1.0), (1, 1.0)],
+            vec![(2, 4.0)],
+        ];
+        let sparse = crate::linalg::Sparse::from_rows(&rows, 4);
+        let mut dense = Mat::zeros(5, 4);
+        for (r, row) in rows.iter().enumerate() {
+            for &(c, v) in row {
+                dense.data[r * 4 + c as usize] = v;
+            }
+        }
+        let (s1, u1) = truncated_svd(&dense, 3, 2, 2, 11);
+        let (s2, u2) = truncated_svd(&sparse, 3, 2, 2, 11);
+        for (a, b) in s1.iter().zip(&s2) {
+            assert!((a - b).abs() < 1e-4, "{s1:?} {s2:?}");
+        }
+        // The same singular vectors, up to sign.
+        for c in 0..3 {
+            let dot: f32 = (0..5).map(|r| u1.at(r, c) * u2.at(r, c)).sum();
+            assert!((dot.abs() - 1.0).abs() < 1e-3, "vector {c}: {dot}");
+        }
     }
 }

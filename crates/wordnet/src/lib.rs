@@ -1,0 +1,307 @@
+//! WordNet 3.0 (Princeton), embedded: what a dictionary made by people says a word means.
+//!
+//! The relatedness stage's dictionary view (db/README.md, "Relatedness", 5c) reads every word
+//! through [`Lexicon::contexts`]: the words its senses are defined with (their glosses), their
+//! other lemmas, the lemmas of the senses they link to (hypernyms, parts, derived words …) and
+//! their hypernyms' glosses, each sense weighted by how often people tagged it in SemCor. The
+//! encyclopaedia relates `crane` to what it stands next to in articles; the dictionary to `bird`,
+//! `neck`, `lift` and `boom`. Where the two agree, people follow (README, "Judged by people").
+//!
+//! The two files in `data/` are derived from Debian's `wordnet-base` (data/README.md). Parsing
+//! them takes about a second; the stage does it once per build.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+const SYNSETS_GZ: &[u8] = include_bytes!("../data/synsets.tsv.gz");
+const SENSES_GZ: &[u8] = include_bytes!("../data/senses.tsv.gz");
+
+/// WordNet's detachment rules for nouns (morphy, `wnintro(7)`), in its order.
+const NOUN_RULES: [(&str, &str); 8] = [
+    ("s", ""),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("ies", "y"),
+];
+
+/// Weight of a sense's own lemmas and gloss words in its context.
+const OWN: f64 = 1.0;
+/// Weight of the lemmas of a sense it links to (any WordNet pointer).
+const LINKED: f64 = 0.5;
+/// Weight of its hypernyms' gloss words: what the kind of thing is (`snowman` → figure → "a
+/// model of a bodily form").
+const HYPERNYM_GLOSS: f64 = 0.25;
+/// Added to a sense's SemCor count: untagged senses still count, the tagged ones lead.
+const COUNT_PRIOR: f64 = 0.5;
+
+/// A line of an embedded (or given) file that does not parse: which file, which line, why.
+#[derive(Debug, thiserror::Error)]
+#[error("WordNet {file}, line {line}: {why}")]
+pub struct Error {
+    pub file: &'static str,
+    pub line: usize,
+    pub why: String,
+}
+
+/// One sense (a synset): synonymous lemmas, a gloss, the senses it links to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Synset {
+    /// `n`, `v`, `a` (satellites included) or `r`.
+    pub pos: char,
+    /// Lower case, `_` between the words of a phrase (`ice_cream`).
+    pub lemmas: Vec<String>,
+    /// A named instance (`Crane`, the poet; `Jupiter`, the planet).
+    pub instance: bool,
+    /// Its hypernyms (instance hypernyms too), as indices into [`Lexicon::synsets`].
+    pub hypernyms: Vec<u32>,
+    /// Every sense it links to, hypernyms included, in WordNet's order.
+    pub links: Vec<u32>,
+    /// The definition and its examples, as WordNet writes them.
+    pub gloss: String,
+}
+
+/// One sense of a lemma: the synset, and how often it was tagged in SemCor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sense {
+    pub synset: u32,
+    pub count: u32,
+}
+
+/// Every lemma's context words as rows over one column list: what the dictionary view factors.
+#[derive(Debug, Default)]
+pub struct Contexts {
+    /// The lemmas, in the order of the senses file.
+    pub lemmas: Vec<String>,
+    /// Row `i`: lemma `i`'s context words, `(column, weight)`, columns ascending.
+    pub rows: Vec<Vec<(u32, f32)>>,
+    /// The context words.
+    pub columns: Vec<String>,
+}
+
+/// The dictionary: senses and the lemmas that name them.
+#[derive(Debug)]
+pub struct Lexicon {
+    pub synsets: Vec<Synset>,
+    senses: Vec<(String, Vec<Sense>)>,
+    by_lemma: HashMap<String, usize>,
+}
+
+impl Lexicon {
+    /// The embedded WordNet 3.0 (117,659 synsets, 147,306 lemmas).
+    pub fn embedded() -> Lexicon {
+        let unzip = |gz: &[u8]| {
+            let mut s = String::new();
+            flate2::read::GzDecoder::new(gz)
+                .read_to_string(&mut s)
+                .expect("the embedded WordNet files are gzip of ASCII text");
+            s
+        };
+        Lexicon::parse(&unzip(SYNSETS_GZ), &unzip(SENSES_GZ)).expect("the embedded WordNet parses")
+    }
+
+    /// Reads the two files' text. `synsets`: one synset a line, `pos`, lemmas (space-separated),
+    /// `1` for an instance else `0`, hypernyms, links (line numbers from 0), gloss, tab-separated.
+    /// `senses`: one lemma a line, the lemma, then its senses as `synset:count`, most usual first.
+    pub fn parse(synsets: &str, senses: &str) -> Result<Lexicon, Error> {
+        let err = |file, line: usize, why: String| Error {
+            file,
+            line: line + 1,
+            why,
+        };
+        let ids = |s: &str, n: usize, file, line| {
+            s.split_ascii_whitespace()
+                .map(|x| match x.parse::<u32>() {
+                    Ok(i) if (i as usize) < n => Ok(i),
+                    _ => Err(err(file, line, format!("{x:?} is no synset of the {n}"))),
+                })
+                .collect::<Result<Vec<u32>, Error>>()
+        };
+        let n = synsets.lines().count();
+        let mut out = Vec::with_capacity(n);
+        for (i, line) in synsets.lines().enumerate() {
+            let f: Vec<&str> = line.splitn(6, '\t').collect();
+            let [pos, lemmas, instance, hypernyms, links, gloss] = f[..] else {
+                return Err(err("synsets", i, format!("{} fields, not 6", f.len())));
+            };
+            let pos = match pos {
+                "n" | "v" | "a" | "r" => pos.chars().next().unwrap_or('n'),
+                _ => return Err(err("synsets", i, format!("part of speech {pos:?}"))),
+            };
+            out.push(Synset {
+                pos,
+                lemmas: lemmas.split(' ').map(str::to_string).collect(),
+                instance: instance == "1",
+                hypernyms: ids(hypernyms, n, "synsets", i)?,
+                links: ids(links, n, "synsets", i)?,
+                gloss: gloss.to_string(),
+            });
+        }
+        let mut list = Vec::new();
+        let mut by_lemma = HashMap::new();
+        for (i, line) in senses.lines().enumerate() {
+            let (lemma, rest) = line
+                .split_once('\t')
+                .ok_or_else(|| err("senses", i, "no tab after the lemma".into()))?;
+            let mut s = Vec::new();
+            for x in rest.split_ascii_whitespace() {
+                let parsed = x
+                    .split_once(':')
+                    .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)));
+                match parsed {
+                    Some((synset, count)) if (synset as usize) < n => {
+                        s.push(Sense { synset, count })
+                    }
+                    _ => return Err(err("senses", i, format!("{x:?} is no synset:count"))),
+                }
+            }
+            by_lemma.insert(lemma.to_string(), list.len());
+            list.push((lemma.to_string(), s));
+        }
+        Ok(Lexicon {
+            synsets: out,
+            senses: list,
+            by_lemma,
+        })
+    }
+
+    /// A lemma's senses, most usual first (none for a word WordNet lacks).
+    pub fn senses(&self, lemma: &str) -> &[Sense] {
+        self.by_lemma
+            .get(lemma)
+            .map_or(&[], |&i| self.senses[i].1.as_slice())
+    }
+
+    /// The lemma a word of running text is filed under: itself, or its singular by WordNet's own
+    /// noun rules (morphy's detachments, in its order: `cranes` → `crane`, not `cran`; `marshes`
+    /// → `marsh`, `bodies` → `body`, `firemen` → `fireman`); a phrase with `_` for its spaces
+    /// (`ice cream` → `ice_cream`).
+    pub fn lemma_of(&self, word: &str) -> Option<&str> {
+        let w = word.replace(' ', "_");
+        let known = |c: &str| self.by_lemma.get_key_value(c).map(|(k, _)| k.as_str());
+        known(&w).or_else(|| {
+            NOUN_RULES.iter().find_map(|(suffix, add)| {
+                w.strip_suffix(suffix)
+                    .and_then(|s| known(&format!("{s}{add}")))
+            })
+        })
+    }
+
+    /// The lemma a vocabulary word is looked up under: [`Self::lemma_of`], else a lemma it is an
+    /// inflection of (`waited` → `wait`, `swam` → `swim`), as a reader looks a word up.
+    pub fn headword(&self, word: &str) -> Option<&str> {
+        self.lemma_of(word).or_else(|| {
+            text::Inflector::shared()
+                .lemmas(word)
+                .iter()
+                .find_map(|l| self.lemma_of(l))
+        })
+    }
+
+    /// A gloss's words: lower case, letters then letters, `'` or `-`; stopwords and single
+    /// letters dropped; each filed under its lemma where WordNet has one (see [`Self::lemma_of`]).
+    pub fn gloss_words(&self, gloss: &str) -> Vec<String> {
+        let lower = gloss.to_lowercase();
+        let mut out = Vec::new();
+        let mut rest = lower.as_str();
+        while let Some(start) = rest.find(|c: char| c.is_ascii_lowercase()) {
+            let tail = &rest[start..];
+            let len = tail
+                .find(|c: char| !(c.is_ascii_lowercase() || c == '\'' || c == '-'))
+                .unwrap_or(tail.len());
+            let token = &tail[..len];
+            if token.len() > 1 && !text::is_stopword(token) {
+                out.push(self.fold(token).to_string());
+            }
+            rest = &tail[len..];
+        }
+        out
+    }
+
+    /// A token under its lemma (`marshes` → `marsh`), else itself.
+    fn fold<'a>(&'a self, token: &'a str) -> &'a str {
+        self.lemma_of(token).unwrap_or(token)
+    }
+
+    /// What one sense says, unweighted by usage: its lemmas (a phrase also by its words), its
+    /// gloss words, its links' lemmas, its hypernyms' gloss words.
+    fn synset_context(&self, s: &Synset, out: &mut Vec<(String, f64)>) {
+        let lemma_words = |lemmas: &[String], w: f64, out: &mut Vec<(String, f64)>| {
+            for l in lemmas {
+                out.push((l.clone(), w));
+                if l.contains('_') {
+                    for part in l.split('_').filter(|p| !text::is_stopword(p)) {
+                        out.push((self.fold(part).to_string(), w));
+                    }
+                }
+            }
+        };
+        lemma_words(&s.lemmas, OWN, out);
+        out.extend(self.gloss_words(&s.gloss).into_iter().map(|g| (g, OWN)));
+        for &l in &s.links {
+            lemma_words(&self.synsets[l as usize].lemmas, LINKED, out);
+        }
+        for &h in &s.hypernyms {
+            let gloss = &self.synsets[h as usize].gloss;
+            out.extend(
+                self.gloss_words(gloss)
+                    .into_iter()
+                    .map(|g| (g, HYPERNYM_GLOSS)),
+            );
+        }
+    }
+
+    /// Every lemma's context words, weighted: the sum over its senses of each sense's context
+    /// ([`Self::synset_context`]) times its SemCor count + ½, the lemma itself left out. Named
+    /// instances count only for a lemma that names nothing else (`jupiter`, not `crane`).
+    pub fn contexts(&self) -> Contexts {
+        let mut columns: HashMap<String, u32> = HashMap::new();
+        let mut names: Vec<String> = Vec::new();
+        let mut cache: HashMap<u32, Vec<(u32, f64)>> = HashMap::new();
+        let mut out = Contexts::default();
+        let mut scratch = Vec::new();
+        for (lemma, senses) in &self.senses {
+            let named_only = senses
+                .iter()
+                .all(|s| self.synsets[s.synset as usize].instance);
+            let mut row: HashMap<u32, f64> = HashMap::new();
+            for sense in senses {
+                let s = &self.synsets[sense.synset as usize];
+                if s.instance && !named_only {
+                    continue;
+                }
+                let bag = cache.entry(sense.synset).or_insert_with(|| {
+                    scratch.clear();
+                    self.synset_context(s, &mut scratch);
+                    scratch
+                        .iter()
+                        .map(|(w, x)| {
+                            let next = names.len() as u32;
+                            let id = *columns.entry(w.clone()).or_insert_with(|| {
+                                names.push(w.clone());
+                                next
+                            });
+                            (id, *x)
+                        })
+                        .collect()
+                });
+                let weight = sense.count as f64 + COUNT_PRIOR;
+                for &(c, x) in bag.iter() {
+                    *row.entry(c).or_default() += weight * x;
+                }
+            }
+            if let Some(own) = columns.get(lemma) {
+                row.remove(own);
+            }
+            let mut row: Vec<(u32, f32)> = row.into_iter().map(|(c, x)| (c, x as f32)).collect();
+            row.sort_unstable_by_key(|&(c, _)| c);
+            out.lemmas.push(lemma.clone());
+            out.rows.push(row);
+        }
+        out.columns = names;
+        out
+    }
+}

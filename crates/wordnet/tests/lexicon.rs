@@ -1,0 +1,158 @@
+//! The lexicon: the embedded WordNet against facts of WordNet 3.0, a tiny lexicon's contexts
+//! against a hand computation, and bad lines refused with their file and line.
+
+use wordnet::Lexicon;
+
+/// Synsets: 0 bird (hypernym of 1), 1 crane the bird, 2 crane the machine (links to 3),
+/// 3 lift, 4 Crane the poet (an instance), 5 Jupiter the planet (an instance).
+const SYNSETS: &str = "\
+n\tbird\t0\t\t\twarm-blooded animal that flies
+n\tcrane\t0\t0\t0\tlarge wading bird of marshes
+n\tcrane\t0\t\t3\tlifts heavy weights
+v\tlift\t0\t\t\traise
+n\tcrane\t1\t\t\tpoet
+n\tjupiter\t1\t\t\tthe largest planet
+";
+const SENSES: &str = "\
+bird\t0:3
+crane\t1:0 2:1 4:0
+lift\t3:0
+jupiter\t5:0
+marsh\t
+";
+
+fn tiny() -> Lexicon {
+    Lexicon::parse(SYNSETS, SENSES).unwrap()
+}
+
+fn row(lex: &Lexicon, lemma: &str) -> Vec<(String, f32)> {
+    let c = lex.contexts();
+    let i = c.lemmas.iter().position(|l| l == lemma).unwrap();
+    let mut out: Vec<(String, f32)> = c.rows[i]
+        .iter()
+        .map(|&(col, x)| (c.columns[col as usize].clone(), x))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn a_words_contexts_by_hand() {
+    let lex = tiny();
+    // crane: the bird (count 0 → weight 0.5), the machine (count 1 → 1.5); the poet is an
+    // instance and crane names other things: left out.
+    // Bird sense: gloss "large wading bird of marshes" → large, wading, bird, marsh (folded:
+    // "marsh" is a lemma) at 1; its link (bird) at 0.5; its hypernym's gloss → warm-blooded,
+    // animal, flies at 0.25. Machine sense: lifts → lift (folded), heavy, weights at 1; link
+    // lift at 0.5. Lemma "crane" itself left out.
+    let want = [
+        ("animal", 0.5 * 0.25),
+        ("bird", 0.5 * 1.0 + 0.5 * 0.5),
+        ("flies", 0.5 * 0.25),
+        ("heavy", 1.5),
+        ("large", 0.5),
+        ("lift", 1.5 * 1.0 + 1.5 * 0.5),
+        ("marsh", 0.5),
+        ("wading", 0.5),
+        ("warm-blooded", 0.5 * 0.25),
+        ("weights", 1.5),
+    ];
+    let got = row(&lex, "crane");
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for ((w, x), (gw, gx)) in want.iter().zip(&got) {
+        assert_eq!(w, gw, "{got:?}");
+        assert!((*x as f32 - gx).abs() < 1e-6, "{w}: {gx}, want {x}");
+    }
+}
+
+#[test]
+fn a_name_counts_when_the_word_names_nothing_else() {
+    let lex = tiny();
+    let got = row(&lex, "jupiter");
+    // "the largest planet": largest, planet, each at 0.5 (count 0).
+    assert_eq!(
+        got,
+        vec![("largest".to_string(), 0.5), ("planet".to_string(), 0.5)]
+    );
+    assert!(row(&lex, "marsh").is_empty(), "a lemma without senses");
+}
+
+#[test]
+fn words_are_filed_under_their_lemma() {
+    let lex = tiny();
+    assert_eq!(lex.lemma_of("cranes"), Some("crane"));
+    assert_eq!(lex.lemma_of("marshes"), Some("marsh"));
+    assert_eq!(lex.lemma_of("crane"), Some("crane"));
+    assert_eq!(lex.lemma_of("snowman"), None);
+    assert_eq!(
+        lex.gloss_words("Lifts the heavy weights of a marsh's"),
+        ["lift", "heavy", "weights", "marsh's"]
+    );
+}
+
+#[test]
+fn bad_lines_are_refused_with_file_and_line() {
+    let e = Lexicon::parse("n\tbird\t0\t\t\tok\nx\tbad\t0\t\t\tgloss\n", "").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "WordNet synsets, line 2: part of speech \"x\""
+    );
+    let e = Lexicon::parse("n\tbird\t0\t7\t\tok\n", "").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("WordNet synsets, line 1: \"7\" is no synset"),
+        "{e}"
+    );
+    let e = Lexicon::parse("n\tbird\t0\t\t\tok\n", "bird\t0:1\nfish 0:1\n").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "WordNet senses, line 2: no tab after the lemma"
+    );
+    let e = Lexicon::parse("n\tbird\t0\t\t\tok\n", "bird\t1:1\n").unwrap_err();
+    assert!(e.to_string().contains("\"1:1\" is no synset:count"), "{e}");
+}
+
+/// The embedded WordNet 3.0: its size and a few entries as the dictionary writes them.
+#[test]
+fn the_embedded_wordnet_is_wordnet_3_0() {
+    let lex = Lexicon::embedded();
+    assert_eq!(lex.synsets.len(), 117_659);
+    let snowman = lex.senses("snowman");
+    assert_eq!(snowman.len(), 1);
+    let s = &lex.synsets[snowman[0].synset as usize];
+    assert_eq!(s.gloss, "a figure of a person made of packed snow");
+    assert_eq!(s.pos, 'n');
+    // crane: five noun senses (two poets and the constellation, all named instances; the
+    // machine, the bird), one verb.
+    let crane = lex.senses("crane");
+    assert_eq!(crane.len(), 6);
+    assert_eq!(
+        crane
+            .iter()
+            .filter(|s| lex.synsets[s.synset as usize].instance)
+            .count(),
+        3
+    );
+    assert_eq!(lex.lemma_of("ice cream"), Some("ice_cream"));
+    // A vocabulary word is looked up as a reader would: `waited` under `wait`.
+    assert_eq!(lex.lemma_of("waited"), None);
+    assert_eq!(lex.headword("waited"), Some("wait"));
+    assert_eq!(lex.headword("swam"), Some("swim"));
+    assert_eq!(
+        lex.headword("cranes"),
+        Some("crane"),
+        "not `cran`, a measure of herring"
+    );
+    assert_eq!(lex.lemma_of("boxes"), Some("box"));
+    assert_eq!(lex.headword("youtube"), None);
+    let c = lex.contexts();
+    let i = c.lemmas.iter().position(|l| l == "snowman").unwrap();
+    let words: Vec<&str> = c.rows[i]
+        .iter()
+        .map(|&(col, _)| c.columns[col as usize].as_str())
+        .collect();
+    assert!(
+        words.contains(&"snow") && words.contains(&"figure"),
+        "{words:?}"
+    );
+}
