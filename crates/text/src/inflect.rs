@@ -58,8 +58,9 @@ impl Wn {
     }
 }
 
-/// Suffix rules of WordNet's morphy: (suffix of the form, ending of the lemma).
-const NOUN_RULES: &[(&str, &str)] = &[
+/// Suffix rules of WordNet's morphy for nouns, in its order: (suffix of the form, ending of
+/// the lemma). Public for the `wordnet` crate's lookup of plurals.
+pub const NOUN_RULES: &[(&str, &str)] = &[
     ("s", ""),
     ("ses", "s"),
     ("xes", "x"),

@@ -32,7 +32,7 @@ mod tokens;
 pub use chunks::{NounChunk, noun_chunks};
 pub use count::{TermCount, TermForms, TermIndex, count_term};
 pub use entities::{Entity, find_entities};
-pub use inflect::{Inflector, InflectorStats};
+pub use inflect::{Inflector, InflectorStats, NOUN_RULES};
 pub use lang::Language;
 pub use pos::{Tagger, Upos};
 pub use sentences::{Sentence, sentences, split as split_sentences};

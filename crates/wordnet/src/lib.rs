@@ -16,18 +16,6 @@ use std::io::Read;
 const SYNSETS_GZ: &[u8] = include_bytes!("../data/synsets.tsv.gz");
 const SENSES_GZ: &[u8] = include_bytes!("../data/senses.tsv.gz");
 
-/// WordNet's detachment rules for nouns (morphy, `wnintro(7)`), in its order.
-const NOUN_RULES: [(&str, &str); 8] = [
-    ("s", ""),
-    ("ses", "s"),
-    ("xes", "x"),
-    ("zes", "z"),
-    ("ches", "ch"),
-    ("shes", "sh"),
-    ("men", "man"),
-    ("ies", "y"),
-];
-
 /// Weight of a sense's own lemmas and gloss words in its context.
 const OWN: f64 = 1.0;
 /// Weight of the lemmas of a sense it links to (any WordNet pointer).
@@ -183,7 +171,7 @@ impl Lexicon {
         let w = word.replace(' ', "_");
         let known = |c: &str| self.by_lemma.get_key_value(c).map(|(k, _)| k.as_str());
         known(&w).or_else(|| {
-            NOUN_RULES.iter().find_map(|(suffix, add)| {
+            text::NOUN_RULES.iter().find_map(|(suffix, add)| {
                 w.strip_suffix(suffix)
                     .and_then(|s| known(&format!("{s}{add}")))
             })
