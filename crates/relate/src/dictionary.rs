@@ -9,7 +9,6 @@
 
 use crate::Params;
 use crate::linalg::{Mat, Sparse};
-use crate::svd;
 
 /// A context word needs this much weight over all rows to be a column: rarer ones (a word in
 /// one gloss) have a PMI that says nothing.
@@ -79,15 +78,8 @@ pub fn vectors(
         return out;
     }
     let chosen: Vec<usize> = known.iter().map(|&(_, h)| h).collect();
-    let m = ppmi(rows, ncols, &chosen);
-    let (sigma, mut u) = svd::truncated_svd(&m, p.dims, 20, p.power, p.seed);
+    let u = crate::vectors(&ppmi(rows, ncols, &chosen), p);
     let d = u.cols;
-    for row in u.data.chunks_mut(d.max(1)) {
-        for (x, s) in row.iter_mut().zip(&sigma) {
-            *x *= s.powf(p.sigma_power);
-        }
-    }
-    u.normalize_rows();
     for (i, &(w, _)) in known.iter().enumerate() {
         out.data[w * p.dims..w * p.dims + d].copy_from_slice(u.row(i));
     }

@@ -299,8 +299,9 @@ pub fn join(a: &Mat, b: &Mat, weight: f32) -> Mat {
     out
 }
 
-/// Unit-length word vectors `U·Σ^p` from the truncated SVD of `m` (a row of zeros stays zero).
-pub fn vectors(m: &Mat, p: &Params) -> Mat {
+/// Unit-length word vectors `U·Σ^p` from the truncated SVD of `m`, dense (the text's PPMI) or
+/// sparse (the dictionary's); a row of zeros stays zero.
+pub fn vectors(m: &impl linalg::Operator, p: &Params) -> Mat {
     let (sigma, mut u) = svd::truncated_svd(m, p.dims, 20, p.power, p.seed);
     let d = u.cols;
     u.data.par_chunks_mut(d.max(1)).for_each(|row| {

@@ -88,8 +88,6 @@ impl Mat {
     }
 }
 
-/// An orthonormal basis of the columns of `y` (tall, full column rank), by Cholesky QR done
-/// twice for accuracy: `G = YᵀY = LLᵀ`, `Q = Y L⁻ᵀ`.
 /// What the randomized SVD needs of a matrix `A`: its shape and products with a thin dense
 /// block. Dense for the PPMI of running text, sparse for the dictionary's.
 pub trait Operator: Sync {
@@ -217,6 +215,8 @@ impl Operator for Sparse {
     }
 }
 
+/// An orthonormal basis of the columns of `y` (tall, full column rank), by Cholesky QR done
+/// twice for accuracy: `G = YᵀY = LLᵀ`, `Q = Y L⁻ᵀ`.
 pub fn orthonormalize(y: &Mat) -> Mat {
     let once = |y: &Mat| -> Mat {
         let g = Mat::mul(y, true, y, false);

@@ -1,6 +1,7 @@
-//! Truncated SVD of a matrix (dense or sparse, [`Operator`]) by randomized range finding (Halko, Martinsson & Tropp
-//! 2011): multiply by a Gaussian block, a few power iterations, project, and take the exact
-//! SVD of the small projection. Seeded, so a build is reproducible.
+//! Truncated SVD of a matrix (dense or sparse, [`Operator`]) by randomized range finding
+//! (Halko, Martinsson & Tropp 2011): multiply by a Gaussian block, a few power iterations,
+//! project, and take the exact SVD of the small projection. Seeded, so a build is
+//! reproducible.
 
 use crate::linalg::{Mat, Operator, orthonormalize, symmetric_eigen};
 use seeded::SplitMix64;
