@@ -149,6 +149,11 @@ pub struct PipelineArgs {
     /// English builds only).
     #[arg(long, default_value_t = pipeline::RelateParams::default().dictionary_weight)]
     dictionary_weight: f32,
+    /// relatedness: how far, in standard deviations of the score, a card word's score with each
+    /// word its WordNet definition uses is raised, times the share of its senses that use it
+    /// (`snowman` → snow; 0: not at all; English builds with the dictionary view only).
+    #[arg(long, default_value_t = pipeline::RelateParams::default().definition_weight)]
+    definition_weight: f32,
     /// setnet: the seed of the games mined and of the initial weights (the same seed, the same
     /// weights).
     #[arg(long, default_value_t = setnet::Params::default().seed)]
@@ -397,6 +402,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             meeting_weight: a.meeting_weight,
             skip_gram_weight: a.skip_gram_weight,
             dictionary_weight: a.dictionary_weight,
+            definition_weight: a.definition_weight,
             ..pipeline::RelateParams::default()
         },
         setnet: setnet::Params {

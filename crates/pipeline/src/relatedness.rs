@@ -4,7 +4,9 @@
 //!
 //! Three passes over the text, each in parallel over batches of pages: token counts (the
 //! vocabulary), window co-occurrence, and for each card word's strongest clue words the page and
-//! sentence where they meet most (the evidence `explain` shows).
+//! sentence where they meet most (the evidence `explain` shows). English builds also read the
+//! embedded WordNet: a third view of the vectors, and each card's definition, which raises its
+//! scores with the words it names (db/README.md, "Relatedness", 5c and 6b).
 //!
 //! The tokens, stopwords and the folding of forms follow the build's language (see
 //! [`relate::Vocab::build_for`]).
@@ -72,10 +74,47 @@ fn each_text<A: Send>(
     Ok(())
 }
 
+/// The pairs whose scores a card's dictionary definition raises ([`Relatedness::raise`]):
+/// `(card, clue, share)` as indices into `rel.cards` and `rel.clues`, each word of the card's
+/// definition ([`wordnet::Definitions::of`]) that is a clue word in any of its forms
+/// (`animal` → `animals`), the card itself left out.
+fn definition_pairs(
+    lexicon: &wordnet::Lexicon,
+    vocab: &Vocab,
+    rel: &Relatedness,
+) -> Vec<(usize, usize, f32)> {
+    let definitions = lexicon.definitions();
+    let clue_index: HashMap<u32, usize> = rel
+        .clues
+        .iter()
+        .enumerate()
+        .map(|(j, &id)| (id, j))
+        .collect();
+    let mut pairs = Vec::new();
+    for (t, (card, card_id)) in rel.cards.iter().enumerate() {
+        for (word, share) in definitions.of(card) {
+            let id = vocab.id(&word);
+            if id == *card_id {
+                continue;
+            }
+            if let Some(&j) = clue_index.get(&id) {
+                pairs.push((t, j, share as f32));
+            }
+        }
+    }
+    // One pair once: two words of a definition can be forms of one clue word.
+    pairs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.total_cmp(&a.2)));
+    pairs.dedup_by_key(|x| (x.0, x.1));
+    pairs
+}
+
 /// The dictionary view's vectors for `words` ([`relate::dictionary`] over WordNet's contexts),
 /// and how many of the words WordNet has.
-fn dictionary_vectors(words: &[String], p: &Params) -> (relate::linalg::Mat, usize) {
-    let lexicon = wordnet::Lexicon::embedded();
+fn dictionary_vectors(
+    lexicon: &wordnet::Lexicon,
+    words: &[String],
+    p: &Params,
+) -> (relate::linalg::Mat, usize) {
     let contexts = lexicon.contexts();
     let row: HashMap<&str, usize> = contexts
         .lemmas
@@ -182,14 +221,24 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     let t = Instant::now();
     // The dictionary view: English only, WordNet being an English dictionary.
     let dictionary = p.dictionary_weight > 0.0 && language.is_english();
-    let (vecs, dictionary_words) = if dictionary {
-        let (d, known) = dictionary_vectors(&vocab.words, p);
+    let lexicon = dictionary.then(wordnet::Lexicon::embedded);
+    let (vecs, dictionary_words) = if let Some(lexicon) = &lexicon {
+        let (d, known) = dictionary_vectors(lexicon, &vocab.words, p);
         (relate::join(&vecs, &d, p.dictionary_weight), known)
     } else {
         (vecs, 0)
     };
     times.push(("seconds_dictionary", t.elapsed().as_secs_f64()));
-    let rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, p);
+    let mut rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, p);
+    let t = Instant::now();
+    let definition_pairs = match &lexicon {
+        Some(lexicon) if p.definition_weight > 0.0 => {
+            let pairs = definition_pairs(lexicon, &vocab, &rel);
+            rel.raise(&pairs, p.definition_weight)
+        }
+        _ => 0,
+    };
+    times.push(("seconds_definitions", t.elapsed().as_secs_f64()));
     drop(m);
 
     // Evidence: each card word's strongest clue words, where they meet.
@@ -354,6 +403,16 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
             if dictionary { p.dictionary_weight } else { 0.0 }.to_string(),
         ),
         ("dictionary_words", dictionary_words.to_string()),
+        (
+            "definition_weight",
+            if lexicon.is_some() {
+                p.definition_weight
+            } else {
+                0.0
+            }
+            .to_string(),
+        ),
+        ("definition_pairs", definition_pairs.to_string()),
         ("meetings_mean", rel.meetings_scale.mean.to_string()),
         ("meetings_std", rel.meetings_scale.std.to_string()),
         ("mix_mean", rel.mix_scale.mean.to_string()),

@@ -161,6 +161,14 @@ fn a_german_build_runs_every_stage_with_the_german_stemmer() {
         one("SELECT value FROM meta WHERE key = 'relatedness.dictionary_weight'"),
         "0"
     );
+    assert_eq!(
+        one("SELECT value FROM meta WHERE key = 'relatedness.definition_weight'"),
+        "0"
+    );
+    assert_eq!(
+        one("SELECT value FROM meta WHERE key = 'relatedness.definition_pairs'"),
+        "0"
+    );
     // The legality table: clue words sharing a card's stem.
     assert_eq!(
         one("SELECT count(*) FROM inflections WHERE form = 'bank' AND word = 'bank'"),

@@ -162,19 +162,25 @@ fn parameters_that_build_no_measure_are_refused_by_flag() {
         p
     };
     assert_eq!(Params::default().check(), Ok(()));
-    let edges: [Change; 6] = [
+    let edges: [Change; 7] = [
         |p| p.alpha = 0.0,
         |p| (p.window, p.dims) = (1, 1),
         |p| (p.ppmi_weight, p.max_page_share) = (1.0, 1.0),
         |p| p.meeting_weight = -0.5,
         |p| p.skip_gram_weight = 1.0,
         |p| p.dictionary_weight = 0.0,
+        |p| p.definition_weight = 0.0,
     ];
     for change in edges {
         let p = with(change);
         assert_eq!(p.check(), Ok(()), "{p:?}");
     }
-    let refused: [(Change, &str); 14] = [
+    let refused: [(Change, &str); 16] = [
+        (|p| p.definition_weight = -1.0, "--definition-weight -1:"),
+        (
+            |p| p.definition_weight = f32::NAN,
+            "--definition-weight NaN:",
+        ),
         (|p| p.dictionary_weight = 1.0, "--dictionary-weight 1:"),
         (|p| p.dictionary_weight = -0.1, "--dictionary-weight -0.1:"),
         (|p| p.skip_gram_weight = 1.5, "--skip-gram-weight 1.5:"),

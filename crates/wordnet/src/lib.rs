@@ -242,6 +242,30 @@ impl Lexicon {
         }
     }
 
+    /// What the dictionary defines words by, first-hand ([`Definitions::of`]), with the
+    /// defining vocabulary worked out once.
+    pub fn definitions(&self) -> Definitions<'_> {
+        let mut df: HashMap<String, usize> = HashMap::new();
+        for s in &self.synsets {
+            let mut words = self.gloss_words(definition_part(&s.gloss));
+            words.sort_unstable();
+            words.dedup();
+            for w in words {
+                *df.entry(w).or_default() += 1;
+            }
+        }
+        // At least in two definitions, so that a tiny lexicon keeps its words.
+        let most = (self.synsets.len() as f64 * DEFINING_SHARE).max(1.0) as usize;
+        Definitions {
+            lexicon: self,
+            defining: df
+                .into_iter()
+                .filter(|&(_, n)| n > most)
+                .map(|(w, _)| w)
+                .collect(),
+        }
+    }
+
     /// Every lemma's context words, weighted: the sum over its senses of each sense's context
     /// ([`Self::synset_context`]) times its SemCor count + ½, the lemma itself left out. Named
     /// instances count only for a lemma that names nothing else (`jupiter`, not `crane`).
@@ -290,6 +314,78 @@ impl Lexicon {
             out.rows.push(row);
         }
         out.columns = names;
+        out
+    }
+}
+
+/// A word in more than this share of all definitions is the dictionary's defining vocabulary
+/// (`used`, `having`, `especially`, `made`, `consisting`, `person`: 1 in 100 or more): it says
+/// what kind of definition it is, not what the thing is, so [`Definitions::of`] leaves it out.
+pub const DEFINING_SHARE: f64 = 0.01;
+
+/// A gloss without its quoted examples: the definition proper.
+fn definition_part(gloss: &str) -> &str {
+    gloss.split('"').next().unwrap_or_default()
+}
+
+/// What the dictionary defines words by ([`Lexicon::definitions`]).
+pub struct Definitions<'a> {
+    lexicon: &'a Lexicon,
+    /// The defining vocabulary ([`DEFINING_SHARE`]).
+    defining: std::collections::HashSet<String>,
+}
+
+impl Definitions<'_> {
+    /// What the dictionary defines `word` by, first-hand: for each of its senses, the words of
+    /// its definition (the gloss without its quoted examples), its other lemmas and its
+    /// hypernyms' lemmas (a phrase by its words), stopwords and the defining vocabulary dropped,
+    /// folded as in [`Lexicon::gloss_words`]; each word weighted by the share of the word's
+    /// senses that use it, a sense weighing its SemCor count + ½. `snowman` ("a figure of a
+    /// person made of packed snow") → figure, packed, snow at 1; `crane` → bird, wading, marsh
+    /// at the bird's share, lift, heavy, weights at the machine's. Named instances count as in
+    /// [`Lexicon::contexts`]; the word itself is left out. Ascending by word; empty for a word
+    /// WordNet lacks (looked up by [`Lexicon::headword`]).
+    pub fn of(&self, word: &str) -> Vec<(String, f64)> {
+        let lex = self.lexicon;
+        let Some(lemma) = lex.headword(word) else {
+            return Vec::new();
+        };
+        let senses = lex.senses(lemma);
+        let named_only = senses
+            .iter()
+            .all(|s| lex.synsets[s.synset as usize].instance);
+        let kept: Vec<&Sense> = senses
+            .iter()
+            .filter(|s| named_only || !lex.synsets[s.synset as usize].instance)
+            .collect();
+        let total: f64 = kept.iter().map(|s| s.count as f64 + COUNT_PRIOR).sum();
+        let mut out: HashMap<String, f64> = HashMap::new();
+        for sense in kept {
+            let s = &lex.synsets[sense.synset as usize];
+            let mut bag: Vec<String> = lex.gloss_words(definition_part(&s.gloss));
+            let lemmas = s.lemmas.iter().chain(
+                s.hypernyms
+                    .iter()
+                    .flat_map(|&h| &lex.synsets[h as usize].lemmas),
+            );
+            for l in lemmas {
+                bag.extend(
+                    l.split('_')
+                        .filter(|w| w.len() > 1 && !text::is_stopword(w))
+                        .map(|w| lex.fold(w).to_string()),
+                );
+            }
+            bag.sort_unstable();
+            bag.dedup();
+            let share = (sense.count as f64 + COUNT_PRIOR) / total;
+            for w in bag.into_iter().filter(|w| !self.defining.contains(w)) {
+                *out.entry(w).or_default() += share;
+            }
+        }
+        out.remove(lemma);
+        out.remove(word);
+        let mut out: Vec<(String, f64)> = out.into_iter().collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
 }

@@ -156,3 +156,71 @@ fn the_embedded_wordnet_is_wordnet_3_0() {
         "{words:?}"
     );
 }
+
+#[test]
+fn a_words_definition_by_hand() {
+    let lex = tiny();
+    let defs = lex.definitions();
+    // crane: the bird sense (count 0 → 0.5) and the machine (count 1 → 1.5) share 2.0: ¼ and
+    // ¾; the poet is an instance of a word that names other things, left out. The bird's
+    // definition "large wading bird of marshes" → large, wading, bird, marsh (folded), and its
+    // hypernym's lemma bird; the machine's "lifts heavy weights" → lift (folded), heavy,
+    // weights. Its link to lift is no part of a definition (it counts in the contexts only),
+    // and crane itself is left out.
+    let want = [
+        ("bird", 0.25),
+        ("heavy", 0.75),
+        ("large", 0.25),
+        ("lift", 0.75),
+        ("marsh", 0.25),
+        ("wading", 0.25),
+        ("weights", 0.75),
+    ];
+    let got = defs.of("crane");
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for ((w, x), (gw, gx)) in want.iter().zip(&got) {
+        assert_eq!(w, gw, "{got:?}");
+        assert!((x - gx).abs() < 1e-12, "{w}: {gx}, want {x}");
+    }
+    // A plural is looked up under its lemma; a name counts when it names nothing else.
+    assert_eq!(defs.of("cranes"), got);
+    assert_eq!(
+        defs.of("jupiter"),
+        vec![("largest".to_string(), 1.0), ("planet".to_string(), 1.0)]
+    );
+    assert!(defs.of("marsh").is_empty(), "a lemma without senses");
+    assert!(defs.of("zebra").is_empty(), "a word WordNet lacks");
+}
+
+#[test]
+fn the_defining_vocabulary_is_left_out_of_definitions() {
+    // Three definitions: "tool" and "used" are in two of them, more than 1 % of three (and at
+    // least two): they say what kind of definition it is, not what a knife is.
+    let lex = Lexicon::parse(
+        "n\tknife\t0\t\t\ta tool used to cut\nn\tspade\t0\t\t\ta tool used to dig\nn\tsnow\t0\t\t\tfrozen rain\n",
+        "knife\t0:2\nspade\t1:0\nsnow\t2:5\n",
+    )
+    .unwrap();
+    let defs = lex.definitions();
+    assert_eq!(defs.of("knife"), vec![("cut".to_string(), 1.0)]);
+    assert_eq!(
+        defs.of("snow"),
+        vec![("frozen".to_string(), 1.0), ("rain".to_string(), 1.0)]
+    );
+}
+
+#[test]
+fn the_embedded_dictionary_defines_a_snowman_by_snow() {
+    let lex = Lexicon::embedded();
+    let defs = lex.definitions();
+    let snowman = defs.of("snowman");
+    let share = |w: &str| snowman.iter().find(|(x, _)| x == w).map(|x| x.1);
+    // "a figure of a person made of packed snow", a kind of figure (its hypernym).
+    assert_eq!(share("snow"), Some(1.0), "{snowman:?}");
+    assert_eq!(share("packed"), Some(1.0));
+    assert_eq!(share("figure"), Some(1.0));
+    // "person" and "made" define thousands of things: the defining vocabulary.
+    assert_eq!(share("person"), None);
+    assert_eq!(share("made"), None);
+    assert_eq!(share("snowman"), None, "not itself");
+}
