@@ -337,12 +337,14 @@ pub struct Definitions<'a> {
 
 impl Definitions<'_> {
     /// What the dictionary defines `word` by, first-hand: for each of its senses, the words of
-    /// its definition (the gloss without its quoted examples), its other lemmas and its
-    /// hypernyms' lemmas (a phrase by its words), stopwords and the defining vocabulary dropped,
-    /// folded as in [`Lexicon::gloss_words`]; each word weighted by the share of the word's
-    /// senses that use it, a sense weighing its SemCor count + ½. `snowman` ("a figure of a
-    /// person made of packed snow") → figure, packed, snow at 1; `crane` → bird, wading, marsh
-    /// at the bird's share, lift, heavy, weights at the machine's. Named instances count as in
+    /// its definition (the gloss without its quoted examples), its other lemmas and the lemmas
+    /// of the senses it links to but its kinds (hypernyms, parts, wholes, derived words,
+    /// opposites; not its hyponyms, a dog's hundred breeds), a phrase by its words, stopwords
+    /// and the defining vocabulary dropped, folded as in [`Lexicon::gloss_words`]; each word
+    /// weighted by the share of the word's senses that use it, a sense weighing its SemCor
+    /// count + ½. `snowman` ("a figure of a person made of packed snow") → figure, packed, snow
+    /// at 1; `crane` → bird, wading, marsh at the bird's share, lift, heavy, weights at the
+    /// machine's. Named instances count as in
     /// [`Lexicon::contexts`]; the word itself is left out. Ascending by word; empty for a word
     /// WordNet lacks (looked up by [`Lexicon::headword`]).
     pub fn of(&self, word: &str) -> Vec<(String, f64)> {
@@ -363,12 +365,14 @@ impl Definitions<'_> {
         for sense in kept {
             let s = &lex.synsets[sense.synset as usize];
             let mut bag: Vec<String> = lex.gloss_words(definition_part(&s.gloss));
-            let lemmas = s.lemmas.iter().chain(
-                s.hypernyms
-                    .iter()
-                    .flat_map(|&h| &lex.synsets[h as usize].lemmas),
-            );
-            for l in lemmas {
+            // The senses it links to, but its kinds (hyponyms: a dog's hundred breeds): its
+            // hypernyms, parts and wholes, the words derived from it, its opposites.
+            let linked = s
+                .links
+                .iter()
+                .map(|&t| &lex.synsets[t as usize])
+                .filter(|t| !t.hypernyms.contains(&sense.synset));
+            for l in s.lemmas.iter().chain(linked.flat_map(|t| &t.lemmas)) {
                 bag.extend(
                     l.split('_')
                         .filter(|w| w.len() > 1 && !text::is_stopword(w))

@@ -165,8 +165,7 @@ fn a_words_definition_by_hand() {
     // ¾; the poet is an instance of a word that names other things, left out. The bird's
     // definition "large wading bird of marshes" → large, wading, bird, marsh (folded), and its
     // hypernym's lemma bird; the machine's "lifts heavy weights" → lift (folded), heavy,
-    // weights. Its link to lift is no part of a definition (it counts in the contexts only),
-    // and crane itself is left out.
+    // weights, and its link's lemma lift again (once). Crane itself is left out.
     let want = [
         ("bird", 0.25),
         ("heavy", 0.75),
@@ -223,4 +222,28 @@ fn the_embedded_dictionary_defines_a_snowman_by_snow() {
     assert_eq!(share("person"), None);
     assert_eq!(share("made"), None);
     assert_eq!(share("snowman"), None, "not itself");
+}
+
+#[test]
+fn a_definition_takes_the_senses_it_links_to_but_not_its_kinds() {
+    // dog: a kind of animal (hypernym), with a tail (a part, linked), and poodle a kind of dog
+    // (its hyponym: linked, but no part of what a dog is).
+    let lex = Lexicon::parse(
+        "n\tanimal\t0\t\t1\ta living thing\n\
+         n\tdog\t0\t0\t0 2 3\ta domestic canine\n\
+         n\tpoodle\t0\t1\t1\ta breed with a curly coat\n\
+         n\ttail\t0\t\t1\tthe rear appendage\n",
+        "animal\t0:0\ndog\t1:3\npoodle\t2:0\ntail\t3:0\n",
+    )
+    .unwrap();
+    let words: Vec<String> = lex
+        .definitions()
+        .of("dogs")
+        .into_iter()
+        .map(|(w, x)| {
+            assert_eq!(x, 1.0, "{w}: one sense");
+            w
+        })
+        .collect();
+    assert_eq!(words, ["animal", "canine", "domestic", "tail"]);
 }
