@@ -335,6 +335,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         evidence: e,
         relatedness: r,
         meeting: m,
+        definition_raise: raised,
     } in found
     {
         match e {
@@ -369,6 +370,12 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
                 out,
                 "    relatedness {:.3} (PPMI {:.3}, cosine {:.3}, {} co-occurrence(s))",
                 r.score, r.ppmi, r.cosine, r.cooccurrences
+            )?;
+        }
+        if let Some(x) = raised {
+            writeln!(
+                out,
+                "    of which {x:.3} is the raise by {t}'s dictionary definition, which names {clue}"
             )?;
         }
         if let Some(m) = m {

@@ -235,25 +235,102 @@ pub struct Explained {
     pub evidence: Option<store::Evidence>,
     pub relatedness: Option<store::RelatednessRow>,
     pub meeting: Option<store::Meeting>,
+    /// How much of the relatedness score the card's dictionary definition added (db/README.md,
+    /// "Relatedness", 6b): `None` when it added nothing.
+    pub definition_raise: Option<f64>,
 }
 
 /// The evidence behind `clue` with each of `terms` (`clue-db explain`, `/api/explain`).
 pub fn explain(store: &Store, clue: &str, terms: &[String]) -> Result<Vec<Explained>> {
+    let mix = Mix::read(store)?;
     terms
         .iter()
         .map(|t| {
+            let relatedness = store
+                .relatedness(t, clue)
+                .with_context(table("relatedness"))?;
             Ok(Explained {
                 term: t.clone(),
                 evidence: store.evidence(clue, t).with_context(table("scores"))?,
-                relatedness: store
-                    .relatedness(t, clue)
-                    .with_context(table("relatedness"))?,
+                definition_raise: mix
+                    .as_ref()
+                    .zip(relatedness.as_ref())
+                    .and_then(|(m, r)| m.raise(r)),
+                relatedness,
                 meeting: store
                     .meeting(t, clue)
                     .with_context(table("relatedness_evidence"))?,
             })
         })
         .collect()
+}
+
+/// The relatedness score's mix of its parts, as the stage standardised it (its `meta`), to tell
+/// what a row's score owes to the raise by the card's definition: the score less the mix.
+struct Mix {
+    /// `relatedness.ppmi_weight`, `meeting_weight`, then (mean, deviation) of PPMI, the cosine,
+    /// `ln(1 + meetings)` and the mix.
+    weights: [f64; 2],
+    scales: [(f64, f64); 4],
+}
+
+/// A raise below this is the rounding of the stored values, not a definition (the smallest
+/// raise is 2 × a sense's share, and a sense this rare adds nothing to see).
+const RAISE_SEEN: f64 = 0.01;
+
+impl Mix {
+    /// `None` for a database whose scores were never raised (built before the raise, with
+    /// `--definition-weight 0`, or not in English) or that records no standardisation.
+    fn read(store: &Store) -> Result<Option<Mix>> {
+        let get = |key: &str| -> Result<Option<f64>> {
+            Ok(store
+                .meta(&format!("relatedness.{key}"))?
+                .and_then(|v| v.parse().ok()))
+        };
+        if get("definition_weight")?.unwrap_or(0.0) <= 0.0 {
+            return Ok(None);
+        }
+        let mut values = [0f64; 10];
+        let keys = [
+            "ppmi_weight",
+            "meeting_weight",
+            "ppmi_mean",
+            "ppmi_std",
+            "cosine_mean",
+            "cosine_std",
+            "meetings_mean",
+            "meetings_std",
+            "mix_mean",
+            "mix_std",
+        ];
+        for (v, k) in values.iter_mut().zip(keys) {
+            let Some(x) = get(k)? else {
+                return Ok(None);
+            };
+            *v = x;
+        }
+        Ok(Some(Mix {
+            weights: [values[0], values[1]],
+            scales: [
+                (values[2], values[3]),
+                (values[4], values[5]),
+                (values[6], values[7]),
+                (values[8], values[9]),
+            ],
+        }))
+    }
+
+    /// The raise in `r`'s score: the score less `z(w·z(ppmi) + (1 − w)·z(cosine) +
+    /// e·z(ln(1 + meetings)))`; `None` when it is no raise.
+    fn raise(&self, r: &store::RelatednessRow) -> Option<f64> {
+        let z = |x: f64, (mean, std): (f64, f64)| (x - mean) / std;
+        let [w, e] = self.weights;
+        let mix = w * z(r.ppmi, self.scales[0])
+            + (1.0 - w) * z(r.cosine, self.scales[1])
+            + e * z((r.cooccurrences as f64).ln_1p(), self.scales[2]);
+        let raise = r.score - z(mix, self.scales[3]);
+        (raise > RAISE_SEEN).then_some(raise)
+    }
 }
 
 /// The set network's view of `clue` with `terms` as the subset (`clue-db explain`,

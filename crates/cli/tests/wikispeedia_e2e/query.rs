@@ -374,7 +374,7 @@ fn explain_shows_the_evidence() {
         .ok()
         .json();
     assert_eq!(v["warnings"].as_array().unwrap().len(), 1, "{v}");
-    for f in ["evidence", "relatedness", "meeting"] {
+    for f in ["evidence", "relatedness", "meeting", "definition_raise"] {
         assert!(v["terms"][0][f].is_null(), "{v}");
     }
     // So is a clue that is no clue word: nothing relates to it.
@@ -427,6 +427,14 @@ fn explain_shows_the_evidence() {
         "    relatedness {rel:.3} (PPMI {ppmi:.3}, cosine {cosine:.3}, {cooc} co-occurrence(s))"
     );
     assert!(apple_block.contains(&rel_line.as_str()), "{apple_block:?}");
+    // Both of apple's senses (the fruit; the tree grown "for its edible fruits") name fruit in
+    // WordNet: the score holds the whole raise by its definition, 2 (db/README.md, 6b).
+    assert!(
+        apple_block.contains(
+            &"    of which 2.000 is the raise by apple's dictionary definition, which names fruit"
+        ),
+        "{apple_block:?}"
+    );
     let meet_line =
         format!("    they meet most on page {meet_title:?} (id {meet_id}, {meetings} time(s))");
     assert!(apple_block.contains(&meet_line.as_str()), "{apple_block:?}");
@@ -464,6 +472,13 @@ fn explain_shows_the_evidence() {
     assert!(e["pagerank"].as_f64().unwrap() > 0.0);
     assert_eq!(terms[1]["term"], "fire");
     assert_eq!(terms[1]["evidence"].is_null(), fire.is_none());
+    let raise = terms[0]["definition_raise"].as_f64().unwrap();
+    assert!((raise - 2.0).abs() < 0.01, "{raise}");
+    assert!(
+        terms[1]["definition_raise"].is_null(),
+        "fire's definition names no fruit"
+    );
+    assert!(!run.stdout.contains("raise by fire's"), "{}", run.stdout);
     // The new fields: relatedness and the meeting place, for every card word.
     let r = &terms[0]["relatedness"];
     assert!((r["score"].as_f64().unwrap() - rel).abs() < 1e-12, "{r}");
