@@ -57,11 +57,15 @@ async function showEvidence(target, clue, terms) {
   target.replaceChildren(el('p', { text: `Evidence for “${clue}”…` }));
   try {
     const ex = await api('/api/explain', { clue, terms });
-    const items = ex.terms.map(({ term, evidence: e, relatedness: r, meeting: m }) => {
+    const items = ex.terms.map(({ term, evidence: e, relatedness: r, meeting: m,
+      definition_raise: raised }) => {
       const parts = [];
       if (r) {
         parts.push(`relatedness ${r.score.toFixed(2)} (PPMI ${r.ppmi.toFixed(2)}, cosine ` +
           `${r.cosine.toFixed(2)}, together ${r.cooccurrences}× in a sentence)`);
+      }
+      if (raised) {
+        parts.push(`${raised.toFixed(2)} of it because the dictionary defines “${term}” by “${clue}”`);
       }
       if (e) {
         const where = e.direction === 'clue_page'
