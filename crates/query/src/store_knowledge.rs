@@ -268,10 +268,13 @@ pub fn explain(store: &Store, clue: &str, terms: &[String]) -> Result<Vec<Explai
 /// The relatedness score's mix of its parts, as the stage standardised it (its `meta`), to tell
 /// what a row's score owes to the raise by the card's definition: the score less the mix.
 struct Mix {
-    /// `relatedness.ppmi_weight`, `meeting_weight`, then (mean, deviation) of PPMI, the cosine,
-    /// `ln(1 + meetings)` and the mix.
-    weights: [f64; 2],
-    scales: [(f64, f64); 4],
+    ppmi_weight: f64,
+    meeting_weight: f64,
+    /// (mean, deviation) of PPMI, the cosine, `ln(1 + meetings)` and the mix over all pairs.
+    ppmi: (f64, f64),
+    cosine: (f64, f64),
+    meetings: (f64, f64),
+    mix: (f64, f64),
 }
 
 /// A raise below this is the rounding of the stored values, not a definition (the smallest
@@ -290,33 +293,29 @@ impl Mix {
         if get("definition_weight")?.unwrap_or(0.0) <= 0.0 {
             return Ok(None);
         }
-        let mut values = [0f64; 10];
-        let keys = [
-            "ppmi_weight",
-            "meeting_weight",
-            "ppmi_mean",
-            "ppmi_std",
-            "cosine_mean",
-            "cosine_std",
-            "meetings_mean",
-            "meetings_std",
-            "mix_mean",
-            "mix_std",
-        ];
-        for (v, k) in values.iter_mut().zip(keys) {
-            let Some(x) = get(k)? else {
-                return Ok(None);
-            };
-            *v = x;
-        }
+        let scale = |name: &str| -> Result<Option<(f64, f64)>> {
+            Ok(get(&format!("{name}_mean"))?.zip(get(&format!("{name}_std"))?))
+        };
+        let (Some(ppmi_weight), Some(meeting_weight)) =
+            (get("ppmi_weight")?, get("meeting_weight")?)
+        else {
+            return Ok(None);
+        };
+        let (Some(ppmi), Some(cosine), Some(meetings), Some(mix)) = (
+            scale("ppmi")?,
+            scale("cosine")?,
+            scale("meetings")?,
+            scale("mix")?,
+        ) else {
+            return Ok(None);
+        };
         Ok(Some(Mix {
-            weights: [values[0], values[1]],
-            scales: [
-                (values[2], values[3]),
-                (values[4], values[5]),
-                (values[6], values[7]),
-                (values[8], values[9]),
-            ],
+            ppmi_weight,
+            meeting_weight,
+            ppmi,
+            cosine,
+            meetings,
+            mix,
         }))
     }
 
@@ -324,11 +323,11 @@ impl Mix {
     /// e·z(ln(1 + meetings)))`; `None` when it is no raise.
     fn raise(&self, r: &store::RelatednessRow) -> Option<f64> {
         let z = |x: f64, (mean, std): (f64, f64)| (x - mean) / std;
-        let [w, e] = self.weights;
-        let mix = w * z(r.ppmi, self.scales[0])
-            + (1.0 - w) * z(r.cosine, self.scales[1])
-            + e * z((r.cooccurrences as f64).ln_1p(), self.scales[2]);
-        let raise = r.score - z(mix, self.scales[3]);
+        let w = self.ppmi_weight;
+        let mix = w * z(r.ppmi, self.ppmi)
+            + (1.0 - w) * z(r.cosine, self.cosine)
+            + self.meeting_weight * z((r.cooccurrences as f64).ln_1p(), self.meetings);
+        let raise = r.score - z(mix, self.mix);
         (raise > RAISE_SEEN).then_some(raise)
     }
 }

@@ -266,6 +266,17 @@ impl Lexicon {
         }
     }
 
+    /// The senses of a lemma that count for what it means: named instances only when the lemma
+    /// names nothing else (`jupiter`, not `crane` the poet beside the bird and the machine).
+    fn counted<'s>(&'s self, senses: &'s [Sense]) -> impl Iterator<Item = &'s Sense> {
+        let named_only = senses
+            .iter()
+            .all(|s| self.synsets[s.synset as usize].instance);
+        senses
+            .iter()
+            .filter(move |s| named_only || !self.synsets[s.synset as usize].instance)
+    }
+
     /// Every lemma's context words, weighted: the sum over its senses of each sense's context
     /// ([`Self::synset_context`]) times its SemCor count + ½, the lemma itself left out. Named
     /// instances count only for a lemma that names nothing else (`jupiter`, not `crane`).
@@ -276,15 +287,9 @@ impl Lexicon {
         let mut out = Contexts::default();
         let mut scratch = Vec::new();
         for (lemma, senses) in &self.senses {
-            let named_only = senses
-                .iter()
-                .all(|s| self.synsets[s.synset as usize].instance);
             let mut row: HashMap<u32, f64> = HashMap::new();
-            for sense in senses {
+            for sense in self.counted(senses) {
                 let s = &self.synsets[sense.synset as usize];
-                if s.instance && !named_only {
-                    continue;
-                }
                 let bag = cache.entry(sense.synset).or_insert_with(|| {
                     scratch.clear();
                     self.synset_context(s, &mut scratch);
@@ -352,14 +357,7 @@ impl Definitions<'_> {
         let Some(lemma) = lex.headword(word) else {
             return Vec::new();
         };
-        let senses = lex.senses(lemma);
-        let named_only = senses
-            .iter()
-            .all(|s| lex.synsets[s.synset as usize].instance);
-        let kept: Vec<&Sense> = senses
-            .iter()
-            .filter(|s| named_only || !lex.synsets[s.synset as usize].instance)
-            .collect();
+        let kept: Vec<&Sense> = lex.counted(lex.senses(lemma)).collect();
         let total: f64 = kept.iter().map(|s| s.count as f64 + COUNT_PRIOR).sum();
         let mut out: HashMap<String, f64> = HashMap::new();
         for sense in kept {
