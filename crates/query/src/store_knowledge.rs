@@ -266,15 +266,12 @@ pub fn explain(store: &Store, clue: &str, terms: &[String]) -> Result<Vec<Explai
 }
 
 /// The relatedness score's mix of its parts, as the stage standardised it (its `meta`), to tell
-/// what a row's score owes to the raise by the card's definition: the score less the mix.
+/// what a row's score owes to the raise by the card's definition: the score less the mix, by
+/// the stage's own formula ([`relate::ScoreMix`]).
 struct Mix {
-    ppmi_weight: f64,
-    meeting_weight: f64,
-    /// (mean, deviation) of PPMI, the cosine, `ln(1 + meetings)` and the mix over all pairs.
-    ppmi: (f64, f64),
-    cosine: (f64, f64),
-    meetings: (f64, f64),
-    mix: (f64, f64),
+    parts: relate::ScoreMix,
+    /// Of the mix over all pairs: the unraised score is `(mix − mean) / std`.
+    mix: relate::Scale,
 }
 
 /// A raise below this is the rounding of the stored values, not a definition (the smallest
@@ -285,7 +282,8 @@ impl Mix {
     /// `None` for a database whose scores were never raised (built before the raise, with
     /// `--definition-weight 0`, or not in English) or that records no standardisation.
     fn read(store: &Store) -> Result<Option<Mix>> {
-        let get = |key: &str| -> Result<Option<f64>> {
+        // The stage writes each as an f32's shortest decimal, so it reads back exactly.
+        let get = |key: &str| -> Result<Option<f32>> {
             Ok(store
                 .meta(&format!("relatedness.{key}"))?
                 .and_then(|v| v.parse().ok()))
@@ -293,8 +291,10 @@ impl Mix {
         if get("definition_weight")?.unwrap_or(0.0) <= 0.0 {
             return Ok(None);
         }
-        let scale = |name: &str| -> Result<Option<(f64, f64)>> {
-            Ok(get(&format!("{name}_mean"))?.zip(get(&format!("{name}_std"))?))
+        let scale = |name: &str| -> Result<Option<relate::Scale>> {
+            Ok(get(&format!("{name}_mean"))?
+                .zip(get(&format!("{name}_std"))?)
+                .map(|(mean, std)| relate::Scale { mean, std }))
         };
         let (Some(ppmi_weight), Some(meeting_weight)) =
             (get("ppmi_weight")?, get("meeting_weight")?)
@@ -310,24 +310,25 @@ impl Mix {
             return Ok(None);
         };
         Ok(Some(Mix {
-            ppmi_weight,
-            meeting_weight,
-            ppmi,
-            cosine,
-            meetings,
+            parts: relate::ScoreMix {
+                ppmi_weight,
+                meeting_weight,
+                ppmi,
+                cosine,
+                meetings,
+            },
             mix,
         }))
     }
 
-    /// The raise in `r`'s score: the score less `z(w·z(ppmi) + (1 − w)·z(cosine) +
-    /// e·z(ln(1 + meetings)))`; `None` when it is no raise.
+    /// The raise in `r`'s score: the score less the stage's score before the raise; `None`
+    /// when it is no raise.
     fn raise(&self, r: &store::RelatednessRow) -> Option<f64> {
-        let z = |x: f64, (mean, std): (f64, f64)| (x - mean) / std;
-        let w = self.ppmi_weight;
-        let mix = w * z(r.ppmi, self.ppmi)
-            + (1.0 - w) * z(r.cosine, self.cosine)
-            + self.meeting_weight * z((r.cooccurrences as f64).ln_1p(), self.meetings);
-        let raise = r.score - z(mix, self.mix);
+        let meetings = u32::try_from(r.cooccurrences).unwrap_or(u32::MAX);
+        let unraised = self
+            .mix
+            .z(self.parts.mix(r.ppmi as f32, r.cosine as f32, meetings));
+        let raise = r.score - unraised as f64;
         (raise > RAISE_SEEN).then_some(raise)
     }
 }

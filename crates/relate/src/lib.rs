@@ -360,6 +360,42 @@ impl Scale {
     }
 }
 
+/// How a pair's parts make its score, before the score is standardised (db/README.md,
+/// "Relatedness", 6): one definition for the stage that computes every score
+/// ([`Relatedness::compute`]) and for readers that take a stored score apart again from the
+/// weights and scales the stage records in `meta` (`explain`'s raise by a definition).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScoreMix {
+    /// `w`: first-order PPMI's share beside the cosine's `1 − w` ([`Params::ppmi_weight`]).
+    pub ppmi_weight: f32,
+    /// `e`: how much the pair's meetings add ([`Params::meeting_weight`]).
+    pub meeting_weight: f32,
+    pub ppmi: Scale,
+    pub cosine: Scale,
+    /// Of `ln(1 + meetings)` ([`log_meetings`]).
+    pub meetings: Scale,
+}
+
+impl ScoreMix {
+    /// `w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings))`; the meetings add nothing at
+    /// `e` = 0, whatever their scale.
+    pub fn mix(&self, ppmi: f32, cosine: f32, meetings: u32) -> f32 {
+        let (w, e) = (self.ppmi_weight, self.meeting_weight);
+        w * self.ppmi.z(ppmi)
+            + (1.0 - w) * self.cosine.z(cosine)
+            + if e != 0.0 {
+                e * self.meetings.z(log_meetings(meetings))
+            } else {
+                0.0
+            }
+    }
+}
+
+/// What the score counts of a pair's meetings: `ln(1 + meetings)`.
+pub fn log_meetings(meetings: u32) -> f32 {
+    (meetings as f32).ln_1p()
+}
+
 /// Relatedness of every card word with every clue candidate, dense: `cards × clues`.
 #[derive(Debug, Clone)]
 pub struct Relatedness {
@@ -377,10 +413,8 @@ pub struct Relatedness {
     /// The score: `z(w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings)))`, each measure and
     /// then the mix standardised over all pairs ([`Relatedness::compute`]).
     pub score: Vec<f32>,
-    pub ppmi_scale: Scale,
-    pub cosine_scale: Scale,
-    /// Of `ln(1 + meetings)` over all pairs.
-    pub meetings_scale: Scale,
+    /// The parts' weights and scales over all pairs: the mix before it is standardised.
+    pub parts: ScoreMix,
     /// Of the mix before it is standardised: the score is `(mix − mean) / std`.
     pub mix_scale: Scale,
     /// Per clue: the score a card word nobody knows is assumed to have with it, the
@@ -488,21 +522,16 @@ impl Relatedness {
                 };
             }
         }
-        let ppmi_scale = Scale::of(&ppmi);
-        let cosine_scale = Scale::of(&cosine);
-        let log_meetings: Vec<f32> = cooccurrences.iter().map(|&n| (n as f32).ln_1p()).collect();
-        let meetings_scale = Scale::of(&log_meetings);
-        let (w, e) = (p.ppmi_weight, p.meeting_weight);
+        let logged: Vec<f32> = cooccurrences.iter().map(|&n| log_meetings(n)).collect();
+        let parts = ScoreMix {
+            ppmi_weight: p.ppmi_weight,
+            meeting_weight: p.meeting_weight,
+            ppmi: Scale::of(&ppmi),
+            cosine: Scale::of(&cosine),
+            meetings: Scale::of(&logged),
+        };
         let mix: Vec<f32> = (0..ppmi.len())
-            .map(|k| {
-                w * ppmi_scale.z(ppmi[k])
-                    + (1.0 - w) * cosine_scale.z(cosine[k])
-                    + if e != 0.0 {
-                        e * meetings_scale.z(log_meetings[k])
-                    } else {
-                        0.0
-                    }
-            })
+            .map(|k| parts.mix(ppmi[k], cosine[k], cooccurrences[k]))
             .collect();
         // Standardised again, so that the strategy's margins stay in standard deviations of
         // the score whatever the weights.
@@ -518,9 +547,7 @@ impl Relatedness {
             ppmi,
             cosine,
             score,
-            ppmi_scale,
-            cosine_scale,
-            meetings_scale,
+            parts,
             mix_scale,
             risk,
         }

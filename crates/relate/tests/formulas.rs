@@ -1,6 +1,6 @@
 //! The relatedness formulas against hand computations on a tiny corpus.
 
-use relate::{Cooc, PairSet, Params, Relatedness, Scale, TypeCounter, Vocab, quantile};
+use relate::{Cooc, PairSet, Params, Relatedness, Scale, ScoreMix, TypeCounter, Vocab, quantile};
 
 /// Three words: `a` meets `b` twice and `c` once; `b` and `c` never meet.
 fn tiny() -> Cooc {
@@ -41,6 +41,40 @@ fn scale_and_quantile_by_hand() {
     let mut v: Vec<f32> = (0..11).rev().map(|x| x as f32).collect();
     assert_eq!(quantile(&mut v, 0.9), 9.0);
     assert_eq!(quantile(&mut [], 0.9), 0.0);
+}
+
+#[test]
+fn the_score_mix_by_hand() {
+    let parts = ScoreMix {
+        ppmi_weight: 0.25,
+        meeting_weight: 0.5,
+        ppmi: Scale {
+            mean: 1.0,
+            std: 2.0,
+        },
+        cosine: Scale {
+            mean: 0.1,
+            std: 0.2,
+        },
+        meetings: Scale {
+            mean: 1.0,
+            std: 0.5,
+        },
+    };
+    // z(ppmi) = (3 − 1)/2 = 1; z(cosine) = (0.5 − 0.1)/0.2 = 2; 2 meetings: ln 3 = 1.098612,
+    // z = (1.098612 − 1)/0.5 = 0.197225. 0.25·1 + 0.75·2 + 0.5·0.197225 = 1.848612.
+    assert_eq!(relate::log_meetings(2), 3f32.ln());
+    assert!((parts.mix(3.0, 0.5, 2) - 1.848612).abs() < 1e-5);
+    // Without the meetings' weight they add nothing, even where their scale has no spread.
+    let flat = ScoreMix {
+        meeting_weight: 0.0,
+        meetings: Scale {
+            mean: 0.0,
+            std: 0.0,
+        },
+        ..parts
+    };
+    assert!((flat.mix(3.0, 0.5, 0) - 1.75).abs() < 1e-6);
 }
 
 #[test]
@@ -91,9 +125,9 @@ fn a_tiny_corpus_end_to_end() {
     // The mix: w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings)), standardised again.
     let k = at(0, hive);
     let meet = (3f32).ln_1p();
-    let mix = 0.5 * rel.ppmi_scale.z(rel.ppmi[k])
-        + 0.5 * rel.cosine_scale.z(rel.cosine[k])
-        + 0.3 * rel.meetings_scale.z(meet);
+    let mix = 0.5 * rel.parts.ppmi.z(rel.ppmi[k])
+        + 0.5 * rel.parts.cosine.z(rel.cosine[k])
+        + 0.3 * rel.parts.meetings.z(meet);
     assert!((rel.score[k] - rel.mix_scale.z(mix)).abs() < 1e-5);
     // The scale of ln(1 + meetings), by hand over all pairs.
     let logs: Vec<f32> = rel
@@ -102,7 +136,7 @@ fn a_tiny_corpus_end_to_end() {
         .map(|&n| (n as f32).ln_1p())
         .collect();
     let mean = logs.iter().sum::<f32>() / logs.len() as f32;
-    assert!((rel.meetings_scale.mean - mean).abs() < 1e-5);
+    assert!((rel.parts.meetings.mean - mean).abs() < 1e-5);
     // The score is standardised: mean 0, standard deviation 1.
     let n = rel.score.len() as f32;
     let m = rel.score.iter().sum::<f32>() / n;
