@@ -182,6 +182,7 @@ pub fn answer_line(seed: u64, strategy: &str, ans: &query::request::Answer) -> S
         count: ans.count,
         targets: ans.targets.clone(),
         score: ans.score,
+        safety: None,
     });
     let all: Vec<String> = best
         .iter()
@@ -287,6 +288,7 @@ mod tests {
             count: targets.len(),
             targets: targets.iter().map(|t| t.to_string()).collect(),
             score,
+            safety: None,
         };
         let ans = query::request::Answer::new(
             "relatedness",

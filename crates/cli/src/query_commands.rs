@@ -3,13 +3,14 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use query::Knowledge;
+use query::board_model::BoardModel;
 use query::game::{self, Answer, PlayParams, Request, Strategy, StrategyKind};
 use query::guesser::{Guesser, OwnGuesser};
 use query::legality::{Illegal, Legality, NoLexicon};
 use query::store_knowledge::{
     StoreKnowledge, StoreLexicon, check_board, normalize_word, parse_assassin, parse_list,
 };
-use query::strategy::Margins;
+use query::strategy::{Margins, Ranking};
 use query::vectors::{VectorGuesser, WordVectors};
 use std::io::Write;
 use std::path::PathBuf;
@@ -159,7 +160,7 @@ pub struct EvalArgs {
     db: PathBuf,
 }
 
-/// The margins, shared by the commands that pick clues.
+/// The margins and the relatedness ranking, shared by the commands that pick clues.
 #[derive(Args)]
 pub struct MarginArg {
     /// How far a target's score must exceed the clue's score with the assassin. Default per
@@ -174,6 +175,19 @@ pub struct MarginArg {
     /// relatedness: how far a target must score above every bystander (default 1.0).
     #[arg(long)]
     neutral_margin: Option<f64>,
+    /// relatedness: how clues with as many targets are ranked. `board` (the default): by what
+    /// a guesser who weighs every unrevealed card would likely take, team cards gained less the
+    /// assassin's chance; `safety`: by the weakest target's share of the margins alone.
+    #[arg(long, value_parser = ["board", "safety"])]
+    rank_by: Option<String>,
+    /// relatedness, `--rank-by board`: how sharply the modelled guesser prefers the more
+    /// related card, per unit of relatedness (default 0.3).
+    #[arg(long)]
+    board_beta: Option<f64>,
+    /// relatedness, `--rank-by board`: how many team cards the assassin's chance costs
+    /// (default 3).
+    #[arg(long)]
+    board_assassin_weight: Option<f64>,
 }
 
 impl MarginArg {
@@ -190,10 +204,35 @@ impl MarginArg {
                 bail!("--{name}-margin {m} is not a margin: give a number of 0 or more");
             }
         }
+        let tuned = self.board_beta.is_some() || self.board_assassin_weight.is_some();
+        let ranking = match self.rank_by.as_deref() {
+            Some("safety") if tuned => {
+                bail!("--board-beta and --board-assassin-weight apply to --rank-by board")
+            }
+            Some("safety") => Some(Ranking::Safety),
+            _ if tuned || self.rank_by.is_some() => {
+                let d = BoardModel::default();
+                let model = BoardModel {
+                    beta: self.board_beta.unwrap_or(d.beta),
+                    assassin_weight: self.board_assassin_weight.unwrap_or(d.assassin_weight),
+                };
+                for (name, x) in [
+                    ("board-beta", model.beta),
+                    ("board-assassin-weight", model.assassin_weight),
+                ] {
+                    if !(x.is_finite() && x >= 0.0) {
+                        bail!("--{name} {x}: give a number of 0 or more");
+                    }
+                }
+                Some(Ranking::Board(model))
+            }
+            _ => None,
+        };
         Ok(Margins {
             opponent: self.opponent_margin,
             neutral: self.neutral_margin,
             assassin: self.assassin_margin,
+            ranking,
         })
     }
 }

@@ -358,11 +358,11 @@ pub struct TurnRecord {
     pub clue: Option<String>,
     pub number: usize,
     pub targets: Vec<String>,
-    /// The strategy's score of the clue (relatedness: the number of targets plus the weakest
-    /// target's squashed safety; negative for a fallback clue).
+    /// The strategy's score of the clue (relatedness: the number of targets plus the board
+    /// model's share, [`crate::board_model`]; negative for a fallback clue).
     pub score: Option<f64>,
     /// The relatedness strategy's safety of the weakest target, the share of the margins it
-    /// clears (`λ`, from the score: 1 or more clears them whole; `None` for other strategies'
+    /// clears (`λ`: 1 or more clears them whole; `None` for other strategies'
     /// clues and for a fallback).
     pub safety: Option<f64>,
     /// Each guesser's picks for the clue on this board, in order, at most the clue's number
@@ -394,14 +394,11 @@ pub struct AlternativeRecord {
     pub picks: BTreeMap<String, Vec<String>>,
 }
 
-/// The relatedness strategy's safety of a suggestion's weakest target, read back from its score
-/// (`count + λ/(1 + λ)`); `None` for other strategies, a fallback clue or an infinite safety.
+/// The relatedness strategy's safety of a suggestion's weakest target ([`Suggestion::safety`]);
+/// `None` for other strategies, a fallback clue or an infinite safety.
 fn safety_of(strategy: &str, c: &Suggestion) -> Option<f64> {
-    if strategy != "relatedness" || c.score < c.count as f64 {
-        return None;
-    }
-    let x = (c.score - c.count as f64).min(1.0);
-    (x < 1.0).then(|| x / (1.0 - x))
+    c.safety
+        .filter(|l| strategy == "relatedness" && l.is_finite())
 }
 
 /// Each guesser's picks for `clue` on the unrevealed `words`, by guesser name.

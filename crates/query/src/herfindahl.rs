@@ -390,6 +390,7 @@ pub fn pick_clues(
                             count: targets.len(),
                             targets: targets.iter().map(|&j| pos[j].clone()).collect(),
                             score,
+                            safety: None,
                         },
                         weight,
                     })

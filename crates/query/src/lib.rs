@@ -123,6 +123,7 @@ impl ClueWords {
     }
 }
 
+pub mod board_model;
 pub mod cluster;
 pub mod game;
 pub mod guesser;

@@ -15,14 +15,16 @@
 //! 0: the target still ranks above every card to avoid); `"clue": null` only when no clue ranks
 //! any team card first. A clue may add one last target that clears only the assassin's margin
 //! and ranks above the other cards to avoid (a miss there ends the turn, not the game: see
-//! [`last_target`]). Ranking: more targets first; among clues with as many, the safer weakest
-//! target (the safety predicts the guesser: README, "Quality"). Games call [`fallback`] when
-//! there is no clue at all, rather than pass turn after turn.
+//! [`last_target`]). Ranking: more targets first; among clues with as many, what a guesser who
+//! reads the whole board would likely take ([`crate::board_model`]: every card near the clue
+//! counts, not only the strongest to avoid), or with `board: None` the safer weakest target.
+//! Games call [`fallback`] when there is no clue at all, rather than pass turn after turn.
 
 use serde::{Deserialize, Serialize};
 
 use std::sync::Arc;
 
+use crate::board_model::{Board, BoardModel};
 use crate::legality::Legality;
 use crate::request::{Request, Suggestion, first_kept, rank_order};
 use crate::{ClueWords, Knowledge};
@@ -43,12 +45,20 @@ pub struct RelatednessParams {
     /// above the other cards to avoid ([`last_target`]).
     #[serde(default = "yes")]
     pub last_target: bool,
+    /// How clues with as many targets are ranked: by the board model (the default), or with
+    /// `None` by the weakest target's safety alone.
+    #[serde(default = "board_default")]
+    pub board: Option<BoardModel>,
     /// How many suggestions to return.
     pub top: usize,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn board_default() -> Option<BoardModel> {
+    Some(BoardModel::default())
 }
 
 impl Default for RelatednessParams {
@@ -59,6 +69,7 @@ impl Default for RelatednessParams {
             assassin_margin: DEFAULT_ASSASSIN_MARGIN,
             max_count: 4,
             last_target: true,
+            board: board_default(),
             top: 10,
         }
     }
@@ -176,6 +187,15 @@ impl Rows {
     /// Clue word `j`'s highest opponent, bystander and assassin score (−∞ when none), from the
     /// rows, for a strategy that reads a few clue words' only (the same values as
     /// [`Rows::columns`] gives).
+    /// Clue word `j`'s score with every card, as the board model reads them: the team's known
+    /// cards, the cards that end the turn, the assassin (unknown cards at the clue's risk).
+    fn board_at(&self, j: usize) -> (Vec<f64>, Vec<f64>, Option<f64>) {
+        let at = |row: &Option<Arc<[f32]>>| row.as_deref().unwrap_or(&self.clues.risk)[j] as f64;
+        let team = self.pos.iter().map(|(_, v)| v[j] as f64).collect();
+        let wrong = self.avoid_rows[..2].iter().flatten().map(at).collect();
+        (team, wrong, self.avoid_rows[2].first().map(at))
+    }
+
     pub(crate) fn avoid(&self, j: usize) -> [f64; 3] {
         std::array::from_fn(|kind| {
             self.avoid_rows[kind]
@@ -204,6 +224,9 @@ fn raise(highest: &mut [f32], row: &[f32]) {
 struct Candidate {
     clue: usize,
     targets: Vec<usize>,
+    /// The weakest target's safety.
+    safety: f64,
+    /// The count plus what ranks clues with as many ([`rank`]).
     score: f64,
 }
 
@@ -281,30 +304,66 @@ pub fn suggest(
         candidates.push(Candidate {
             clue: j,
             targets: targets.iter().map(|t| t.0).collect(),
-            // More targets first, then the weakest target's safety (squashed below 1).
-            score: targets.len() as f64 + squash(weakest.1),
+            safety: weakest.1,
+            score: 0.0,
         });
     }
-    let ranked = first_kept(
-        &mut candidates,
-        p.top,
-        |a, b| {
-            rank_order(
-                (a.score, a.targets.len(), &clues.words[a.clue]),
-                (b.score, b.targets.len(), &clues.words[b.clue]),
-            )
-        },
-        |c| legality.allows(&clues.words[c.clue]),
-    );
-    Ok(ranked
+    Ok(rank(&rows, &mut candidates, legality, p)
         .into_iter()
         .map(|c| Suggestion {
             clue: clues.words[c.clue].clone(),
             count: c.targets.len(),
             targets: c.targets.iter().map(|&t| name(t).clone()).collect(),
             score: c.score,
+            safety: Some(c.safety),
         })
         .collect())
+}
+
+/// The first `p.top` candidates that may be said: more targets first; among as many, the board
+/// model's share ([`BoardModel::share`]), or without it the weakest target's safety (squashed
+/// below 1). The board model reads every card for each clue, so it is computed only for the
+/// counts the answer reaches, most first.
+fn rank<'c>(
+    rows: &Rows,
+    candidates: &'c mut [Candidate],
+    legality: &Legality<'_>,
+    p: &RelatednessParams,
+) -> Vec<&'c Candidate> {
+    let words = &rows.clues.words;
+    let order = |a: &Candidate, b: &Candidate| {
+        rank_order(
+            (a.score, a.targets.len(), &words[a.clue]),
+            (b.score, b.targets.len(), &words[b.clue]),
+        )
+    };
+    let legal = |c: &Candidate| legality.allows(&words[c.clue]);
+    let Some(model) = p.board else {
+        for c in candidates.iter_mut() {
+            c.score = c.targets.len() as f64 + squash(c.safety);
+        }
+        return first_kept(candidates, p.top, order, legal);
+    };
+    candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.targets.len()));
+    let mut out = Vec::with_capacity(p.top);
+    for same in candidates.chunk_by_mut(|a, b| a.targets.len() == b.targets.len()) {
+        if out.len() >= p.top {
+            break;
+        }
+        for c in same.iter_mut() {
+            let n = c.targets.len();
+            let (team, wrong, assassin) = rows.board_at(c.clue);
+            let board = Board {
+                team: &team,
+                wrong: &wrong,
+                assassin,
+            };
+            c.score = n as f64 + model.share(&board, n);
+        }
+        let want = p.top - out.len();
+        out.extend(first_kept(same, want, order, legal));
+    }
+    out
 }
 
 /// The one further target a clue may add after those that clear the margins at `level`: the
@@ -371,6 +430,7 @@ pub fn fallback(
                 count: 1,
                 targets: vec![w.clone()],
                 score: lead,
+                safety: None,
             }));
         }
     }

@@ -46,6 +46,11 @@ pub struct Suggestion {
     pub count: usize,
     pub targets: Vec<String>,
     pub score: f64,
+    /// The relatedness strategy's safety of the weakest target (the share of the margins it
+    /// clears), which its score no longer carries once the board model ranks: for the per-turn
+    /// records, not the JSON answer. `None` for other strategies and a fallback clue.
+    #[serde(skip)]
+    pub safety: Option<f64>,
 }
 
 /// Best first: score descending, then count descending, then clue alphabetically.

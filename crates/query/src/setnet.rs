@@ -304,6 +304,7 @@ pub fn suggest(
                 count: targets.len(),
                 targets: targets.iter().map(|&t| rows.pos[t].0.clone()).collect(),
                 score: score(&c),
+                safety: None,
             }
         })
         .collect())

@@ -5,6 +5,7 @@ use anyhow::bail;
 use serde::{Deserialize, Serialize};
 
 use crate::Knowledge;
+use crate::board_model::BoardModel;
 use crate::herfindahl::{self, HerfindahlParams};
 use crate::legality::Legality;
 use crate::relatedness::{self, RelatednessParams};
@@ -52,12 +53,23 @@ pub const DEFAULT_STRATEGY: &str = "relatedness";
 /// Every strategy name, in the order reports list them.
 pub const STRATEGIES: [&str; 4] = ["relatedness", "threshold", "herfindahl", "setnet"];
 
-/// Margins given on the command line; `None` keeps the strategy's default.
+/// Margins given on the command line, and the relatedness strategy's ranking; `None` keeps the
+/// strategy's default.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Margins {
     pub opponent: Option<f64>,
     pub neutral: Option<f64>,
     pub assassin: Option<f64>,
+    pub ranking: Option<Ranking>,
+}
+
+/// How the relatedness strategy ranks clues with as many targets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ranking {
+    /// By the weakest target's safety alone.
+    Safety,
+    /// By what a guesser who reads the whole board would likely take ([`BoardModel`]).
+    Board(BoardModel),
 }
 
 impl std::str::FromStr for StrategyKind {
@@ -98,6 +110,11 @@ impl StrategyKind {
                 opponent_margin: m.opponent.unwrap_or(p.opponent_margin),
                 neutral_margin: m.neutral.unwrap_or(p.neutral_margin),
                 assassin_margin: m.assassin.unwrap_or(p.assassin_margin),
+                board: match m.ranking {
+                    None => p.board,
+                    Some(Ranking::Safety) => None,
+                    Some(Ranking::Board(b)) => Some(b),
+                },
                 ..p
             }),
             StrategyKind::Setnet(p) => StrategyKind::Setnet(SetnetParams {

@@ -194,6 +194,7 @@ pub fn rank(
             count: targets.len(),
             score: targets.iter().map(|t| t.1).sum(),
             targets: targets.into_iter().map(|t| t.0.clone()).collect(),
+            safety: None,
         });
     }
     crate::request::sort_suggestions(&mut out);

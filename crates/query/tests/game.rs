@@ -273,6 +273,7 @@ impl Strategy for PointAt {
                 count: 1,
                 targets: vec![t],
                 score: 1.0,
+                safety: None,
             })
             .into_iter()
             .collect())

@@ -8,11 +8,12 @@ use std::cell::RefCell;
 
 use common::{MemoryKnowledge, card_words};
 use query::Knowledge;
+use query::board_model::{Board as ModelBoard, BoardModel};
 use query::game::{Board, PlayParams, Request, Role, Strategy, StrategyKind, Suggestion, play};
 use query::guesser::{Guess, Guesser, OwnGuesser};
 use query::legality::{Illegal, Legality, NoLexicon};
 use query::relatedness::{self, RelatednessParams};
-use query::strategy::{DEFAULT_STRATEGY, Margins};
+use query::strategy::{DEFAULT_STRATEGY, Margins, Ranking};
 use query::threshold::{self, ThresholdParams};
 
 fn words(w: &[&str]) -> Vec<String> {
@@ -31,12 +32,14 @@ fn request(pos: &[&str], neg: &[&str], neutral: &[&str], assassin: Option<&str>)
 
 /// The relatedness strategy's ranked suggestions on `req`, the board's legality rules.
 /// Margins of 1 / 0.5 / 2 (opponent, bystander, assassin): the boards below are drawn for
-/// them, so that the tests pin the mechanics whatever defaults the measurements choose.
+/// them, so that the tests pin the mechanics whatever defaults the measurements choose; ranked
+/// by safety, whose score is worked by hand below (the board model has its own test).
 fn unit_margins() -> RelatednessParams {
     RelatednessParams {
         opponent_margin: 1.0,
         neutral_margin: 0.5,
         assassin_margin: 2.0,
+        board: None,
         ..RelatednessParams::default()
     }
 }
@@ -224,6 +227,7 @@ fn each_kind_of_card_has_its_own_margin() {
         opponent: Some(5.0),
         neutral: Some(5.0),
         assassin: Some(0.3),
+        ranking: Some(Ranking::Safety),
     }) {
         StrategyKind::Threshold(tp) => assert_eq!(
             tp,
@@ -378,8 +382,11 @@ fn a_last_target_needs_the_assassin_margin_but_only_to_rank_above_the_others() {
     let got = related(&board(0.5), &req, &p);
     assert_eq!((got[0].clue.as_str(), got[0].count), ("crimson", 3));
     assert_eq!(got[0].targets[2], cards[2]);
-    // Its safety is its share of the opponent's margin: (4.5 - 4.0) / 2 = 0.25, squashed.
-    assert!((got[0].score - (3.0 + 0.25 / 1.25)).abs() < 1e-6);
+    // Its safety is its share of the opponent's margin: (4.5 - 4.0) / 2 = 0.25, squashed in
+    // the score when the safety ranks.
+    assert!((got[0].safety.unwrap() - 0.25).abs() < 1e-6);
+    let by_safety = related(&board(0.5), &req, &RelatednessParams { board: None, ..p });
+    assert!((by_safety[0].score - (3.0 + 0.25 / 1.25)).abs() < 1e-6);
     // The assassin at 1.0: 4.5 is inside its margin (1.0 + 4 = 5.0): two targets.
     let got = related(&board(1.0), &req, &p);
     assert_eq!(got[0].count, 2);
@@ -595,4 +602,76 @@ fn without_relatedness_the_strategy_says_which_stage_to_run() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("pipeline relatedness"), "{e}");
+}
+
+/// Two one-card clues for apple whose weakest target clears the margins alike (λ = 2 both:
+/// 5 against the opponent's 3 and the assassin's 0), so the safety ranks them by name. The
+/// board model reads the rest of the board: "alpha" has every other card to avoid at 3, just
+/// under apple; "beta" has them far below and the team's banana near: a guesser who weighs
+/// every card takes a team card first far more often with beta, which ranks first.
+#[test]
+fn among_clues_as_safe_the_board_model_prefers_the_one_the_whole_board_backs() {
+    let mut k = MemoryKnowledge::default();
+    for (card, alpha, beta) in [
+        ("apple", 5.0, 5.0),
+        ("banana", 0.0, 2.9),
+        ("fire", 3.0, 3.0),
+        ("car", 3.0, -3.0),
+        ("desk", 3.0, -3.0),
+        ("opera", 0.0, 0.0),
+    ] {
+        k.relate("alpha", card, alpha).relate("beta", card, beta);
+    }
+    let req = request(
+        &["apple", "banana"],
+        &["fire", "car"],
+        &["desk"],
+        Some("opera"),
+    );
+    let by_safety = related(&k, &req, &unit_margins());
+    let names = |got: &[Suggestion]| got.iter().map(|s| s.clue.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&by_safety), ["alpha", "beta"]);
+    assert_eq!(by_safety[0].score, by_safety[1].score);
+    assert_eq!(by_safety[0].safety, Some(2.0));
+    let model = BoardModel::default();
+    let by_board = related(
+        &k,
+        &req,
+        &RelatednessParams {
+            board: Some(model),
+            ..unit_margins()
+        },
+    );
+    assert_eq!(names(&by_board), ["beta", "alpha"]);
+    for s in &by_board {
+        assert_eq!(s.targets, ["apple"]);
+        assert_eq!(s.safety, Some(2.0), "the safety is kept beside the score");
+    }
+    // Each score is the count plus the model's share of the clue's board (pinned by hand in
+    // board_model's tests): team 5 and banana's, wrong cards fire, car, desk; assassin 0.
+    let share = |banana: f64, others: f64| {
+        1.0 + model.share(
+            &ModelBoard {
+                team: &[5.0, banana],
+                wrong: &[3.0, others, others],
+                assassin: Some(0.0),
+            },
+            1,
+        )
+    };
+    assert!((by_board[0].score - share(2.9, -3.0)).abs() < 1e-6);
+    assert!((by_board[1].score - share(0.0, 3.0)).abs() < 1e-6);
+    // The command line's `--rank-by safety` restores the safety's order.
+    let back = match StrategyKind::Relatedness(RelatednessParams {
+        board: Some(model),
+        ..unit_margins()
+    })
+    .with_margins(Margins {
+        ranking: Some(Ranking::Safety),
+        ..Margins::default()
+    }) {
+        StrategyKind::Relatedness(p) => p,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(names(&related(&k, &req, &back)), ["alpha", "beta"]);
 }

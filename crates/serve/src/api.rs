@@ -760,6 +760,7 @@ fn deal_clue(db: &Db<'_>, game: &mut Game) -> ApiResult<()> {
         count: a.count,
         targets: a.targets,
         score: a.score,
+        safety: None,
     });
     game.start_turn(clue);
     Ok(())

@@ -485,6 +485,7 @@ mod tests {
             count,
             targets: (0..count).map(|i| format!("r{i}")).collect(),
             score: 1.0,
+            safety: None,
         })
     }
 

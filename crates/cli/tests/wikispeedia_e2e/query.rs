@@ -860,6 +860,9 @@ fn option_checks() {
         "--neutral-margin",
         "--neutral",
         "--given",
+        "--rank-by",
+        "--board-beta",
+        "--board-assassin-weight",
     ] {
         assert!(help.contains(flag), "{flag}: {help}");
     }
@@ -877,6 +880,9 @@ fn option_checks() {
         "--assassin-margin=NaN",
         "--opponent-margin=-1",
         "--neutral-margin=inf",
+        "--board-beta=-1",
+        "--board-assassin-weight=NaN",
+        "--rank-by=luck",
     ] {
         for cmd in [
             &["suggest", "--pos", "apple"][..],
@@ -890,6 +896,18 @@ fn option_checks() {
             assert!(run.stderr.contains(flag), "{args:?}: {}", run.stderr);
         }
     }
+    // The board model's parameters are refused with the ranking by safety, which has none.
+    let run = query(&[
+        "suggest",
+        "--pos",
+        "apple",
+        "--rank-by",
+        "safety",
+        "--board-beta",
+        "1",
+    ])
+    .failed();
+    assert!(run.stderr.contains("--board-beta"), "{}", run.stderr);
 }
 
 #[test]
