@@ -17,6 +17,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The most team cards the model follows one by one: a game's nine.
+pub const EXACT_TEAM: usize = 9;
+
 /// The guesser model's parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BoardModel {
@@ -66,18 +69,35 @@ impl BoardModel {
         }
         // Weights relative to the highest card, so that no exponential overflows.
         let weight = |s: f64| (self.beta * (s - top)).exp();
-        let team: Vec<f64> = board.team.iter().map(|&s| weight(s)).collect();
+        // The team's cards the walk follows one by one; past a game's nine (a board typed by
+        // hand), the weakest at this clue count as cards that end the turn, so that the walk
+        // stays within 9·8·7·6 paths whatever the board.
+        let mut team = [0.0; EXACT_TEAM];
+        let mut ending: f64 = board.wrong.iter().map(|&s| weight(s)).sum();
+        let followed = board.team.len().min(EXACT_TEAM);
+        if board.team.len() <= EXACT_TEAM {
+            for (t, &s) in team.iter_mut().zip(board.team) {
+                *t = weight(s);
+            }
+        } else {
+            let mut strongest = board.team.to_vec();
+            strongest.sort_by(|a, b| b.total_cmp(a));
+            for (i, &s) in strongest.iter().enumerate() {
+                match team.get_mut(i) {
+                    Some(t) => *t = weight(s),
+                    None => ending += weight(s),
+                }
+            }
+        }
+        let team = &team[..followed];
         let assassin = board.assassin.map_or(0.0, weight);
-        let total = team.iter().sum::<f64>()
-            + board.wrong.iter().map(|&s| weight(s)).sum::<f64>()
-            + assassin;
-        let mut taken = vec![false; team.len()];
+        let total = team.iter().sum::<f64>() + ending + assassin;
         let walk = Walk {
-            team: &team,
+            team,
             assassin,
             assassin_weight: self.assassin_weight,
         };
-        walk.from(&mut taken, total, 1.0, picks)
+        walk.from(0, total, 1.0, picks)
     }
 
     /// [`BoardModel::value`] as a share in [0, 1) that keeps its order among clues with the
@@ -99,21 +119,19 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// The value still to come when the cards `taken` (all the team's) were taken, with `left`
-    /// weight unrevealed, reached with probability `p`, with `picks` picks left.
-    fn from(&self, taken: &mut [bool], left: f64, p: f64, picks: usize) -> f64 {
+    /// The value still to come when the team's cards in the bits of `taken` were taken, with
+    /// `left` weight unrevealed, reached with probability `p`, with `picks` picks left.
+    fn from(&self, taken: u16, left: f64, p: f64, picks: usize) -> f64 {
         if picks == 0 || left <= 0.0 {
             return 0.0;
         }
         let mut v = -self.assassin_weight * p * self.assassin / left;
-        for i in 0..self.team.len() {
-            if taken[i] {
+        for (i, &w) in self.team.iter().enumerate() {
+            if taken & (1 << i) != 0 {
                 continue;
             }
-            let q = p * self.team[i] / left;
-            taken[i] = true;
-            v += q + self.from(taken, left - self.team[i], q, picks - 1);
-            taken[i] = false;
+            let q = p * w / left;
+            v += q + self.from(taken | (1 << i), left - w, q, picks - 1);
         }
         v
     }
@@ -196,6 +214,35 @@ mod tests {
             assassin: None,
         };
         close(model(3.0).value(&empty, 3), 0.0);
+    }
+
+    /// A board typed by hand may hold any number of the team's cards: past nine, the weakest
+    /// at the clue count as cards that end the turn (the walk stays bounded), whatever the
+    /// order they were typed in.
+    #[test]
+    fn a_team_past_nine_cards_follows_the_strongest_nine() {
+        let m = model(1.0);
+        let scores: Vec<f64> = (0..30).map(|i| -(i as f64) / 10.0).collect();
+        let board = |team: &[f64], wrong: &[f64]| -> f64 {
+            m.value(
+                &Board {
+                    team,
+                    wrong,
+                    assassin: Some(0.0),
+                },
+                4,
+            )
+        };
+        let v = board(&scores, &[1.0]);
+        let mut nine_and_stops = vec![1.0];
+        nine_and_stops.extend(&scores[9..]);
+        close(v, board(&scores[..9], &nine_and_stops));
+        // Not the value of the nine with the rest left out of the board.
+        assert!(v < board(&scores[..9], &[1.0]));
+        // The order of the cards typed does not matter.
+        let mut reversed = scores.clone();
+        reversed.reverse();
+        close(board(&reversed, &[1.0]), v);
     }
 
     /// The ranking's point: two clues whose weakest target clears the margins alike, one with

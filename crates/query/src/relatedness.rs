@@ -189,11 +189,15 @@ impl Rows {
     /// [`Rows::columns`] gives).
     /// Clue word `j`'s score with every card, as the board model reads them: the team's known
     /// cards, the cards that end the turn, the assassin (unknown cards at the clue's risk).
-    fn board_at(&self, j: usize) -> (Vec<f64>, Vec<f64>, Option<f64>) {
+    /// Fills `team` and `wrong` (reused across clues: the ranking reads hundreds) and returns
+    /// the assassin's.
+    fn board_at(&self, j: usize, team: &mut Vec<f64>, wrong: &mut Vec<f64>) -> Option<f64> {
         let at = |row: &Option<Arc<[f32]>>| row.as_deref().unwrap_or(&self.clues.risk)[j] as f64;
-        let team = self.pos.iter().map(|(_, v)| v[j] as f64).collect();
-        let wrong = self.avoid_rows[..2].iter().flatten().map(at).collect();
-        (team, wrong, self.avoid_rows[2].first().map(at))
+        team.clear();
+        team.extend(self.pos.iter().map(|(_, v)| v[j] as f64));
+        wrong.clear();
+        wrong.extend(self.avoid_rows[..2].iter().flatten().map(at));
+        self.avoid_rows[2].first().map(at)
     }
 
     pub(crate) fn avoid(&self, j: usize) -> [f64; 3] {
@@ -346,13 +350,14 @@ fn rank<'c>(
     };
     candidates.sort_unstable_by_key(|c| std::cmp::Reverse(c.targets.len()));
     let mut out = Vec::with_capacity(p.top);
+    let (mut team, mut wrong) = (Vec::new(), Vec::new());
     for same in candidates.chunk_by_mut(|a, b| a.targets.len() == b.targets.len()) {
         if out.len() >= p.top {
             break;
         }
         for c in same.iter_mut() {
             let n = c.targets.len();
-            let (team, wrong, assassin) = rows.board_at(c.clue);
+            let assassin = rows.board_at(c.clue, &mut team, &mut wrong);
             let board = Board {
                 team: &team,
                 wrong: &wrong,
