@@ -184,9 +184,6 @@ impl Rows {
         })
     }
 
-    /// Clue word `j`'s highest opponent, bystander and assassin score (−∞ when none), from the
-    /// rows, for a strategy that reads a few clue words' only (the same values as
-    /// [`Rows::columns`] gives).
     /// Clue word `j`'s score with every card, as the board model reads them: the team's known
     /// cards, the cards that end the turn, the assassin (unknown cards at the clue's risk).
     /// Fills `team` and `wrong` (reused across clues: the ranking reads hundreds) and returns
@@ -200,6 +197,9 @@ impl Rows {
         self.avoid_rows[2].first().map(at)
     }
 
+    /// Clue word `j`'s highest opponent, bystander and assassin score (−∞ when none), from the
+    /// rows, for a strategy that reads a few clue words' only (the same values as
+    /// [`Rows::columns`] gives).
     pub(crate) fn avoid(&self, j: usize) -> [f64; 3] {
         std::array::from_fn(|kind| {
             self.avoid_rows[kind]
