@@ -135,10 +135,15 @@ pub struct PipelineArgs {
     /// relatedness: weight of first-order PPMI in the score (the SVD cosine has the rest).
     #[arg(long, default_value_t = pipeline::RelateParams::default().ppmi_weight)]
     ppmi_weight: f32,
-    /// relatedness: weight of how often card and clue meet, `z(ln(1 + meetings))`, added to the
-    /// score (then standardised again).
+    /// relatedness: weight of how often card and clue meet, `z(ln(1 + meetings·f))`, added to
+    /// the score (then standardised again).
     #[arg(long, default_value_t = pipeline::RelateParams::default().meeting_weight)]
     meeting_weight: f32,
+    /// relatedness: each meeting of a card word seen `c` times counts `f = (m / c)^p`, `m` the
+    /// median card word's occurrences: a card word that is everywhere meets every clue often
+    /// for that alone (0: the plain meetings).
+    #[arg(long, default_value_t = pipeline::RelateParams::default().meeting_card_power)]
+    meeting_card_power: f32,
     /// relatedness: weight of the second view, skip-gram (word2vec) vectors trained on the same
     /// sentences, in the cosine: `(1 − w)·cos_svd + w·cos_skipgram` (0: the SVD alone, a
     /// quicker build).
@@ -400,6 +405,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             sigma_power: a.sigma_power,
             ppmi_weight: a.ppmi_weight,
             meeting_weight: a.meeting_weight,
+            meeting_card_power: a.meeting_card_power,
             skip_gram_weight: a.skip_gram_weight,
             dictionary_weight: a.dictionary_weight,
             definition_weight: a.definition_weight,

@@ -391,6 +391,8 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("cosine_mean", rel.parts.cosine.mean.to_string()),
         ("cosine_std", rel.parts.cosine.std.to_string()),
         ("meeting_weight", p.meeting_weight.to_string()),
+        ("meeting_card_power", p.meeting_card_power.to_string()),
+        ("meetings_card_median", rel.parts.card_median.to_string()),
         ("skip_gram_weight", p.skip_gram_weight.to_string()),
         ("skip_gram_dims", p.skip_gram.dims.to_string()),
         ("skip_gram_window", p.skip_gram.window.to_string()),

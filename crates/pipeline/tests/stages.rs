@@ -399,7 +399,7 @@ fn relatedness_against_a_hand_computation() {
     // A word with itself: cosine 1.
     assert!((row("bee", "bee").cosine - 1.0).abs() < 1e-5);
     // Dense: every card word with every clue word; the score is
-    // z(w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings))), each standardised with the mean
+    // z(w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings·f))), each standardised with the mean
     // and deviation recorded in meta, so that these parts average 0; then raised by b × the
     // share of the card's senses whose dictionary definition uses the clue word.
     let m = |k: &str| -> f64 { c.meta(&format!("relatedness.{k}")).parse().unwrap() };
@@ -422,17 +422,24 @@ fn relatedness_against_a_hand_computation() {
     let w = m("ppmi_weight");
     assert!((w - 0.3).abs() < 1e-6);
     let e = m("meeting_weight");
-    assert!((e - 0.3).abs() < 1e-6);
+    assert!((e - relate::DEFAULT_MEETING_WEIGHT as f64).abs() < 1e-6);
+    // Each meeting counts (median / card's count)^p: both cards are seen twice, the median.
+    let power = m("meeting_card_power");
+    assert!((power - relate::DEFAULT_MEETING_CARD_POWER as f64).abs() < 1e-6);
+    assert_eq!(m("meetings_card_median"), 2.0);
     let clue_words = reader.clue_words().unwrap();
     let mut all = Vec::new();
     for t in ["bee", "car"] {
-        let (_, packed) = reader.relatedness_vector(t).unwrap().unwrap();
+        let (count, packed) = reader.relatedness_vector(t).unwrap().unwrap();
         assert_eq!(packed.len(), clue_words.len());
+        assert_eq!(reader.relatedness_count(t).unwrap(), Some(count));
+        let f = (m("meetings_card_median") / count as f64).powf(power);
         for (j, (cl, _, _)) in clue_words.iter().enumerate() {
             let x = row(t, cl);
             let mix = w * (x.ppmi - m("ppmi_mean")) / m("ppmi_std")
                 + (1.0 - w) * (x.cosine - m("cosine_mean")) / m("cosine_std")
-                + e * ((x.cooccurrences as f64).ln_1p() - m("meetings_mean")) / m("meetings_std");
+                + e * ((x.cooccurrences as f64 * f).ln_1p() - m("meetings_mean"))
+                    / m("meetings_std");
             let want = (mix - m("mix_mean")) / m("mix_std") + raise(t, cl);
             assert!(
                 (x.score - want).abs() < 1e-4,

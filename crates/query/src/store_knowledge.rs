@@ -249,13 +249,20 @@ pub fn explain(store: &Store, clue: &str, terms: &[String]) -> Result<Vec<Explai
             let relatedness = store
                 .relatedness(t, clue)
                 .with_context(table("relatedness"))?;
+            let definition_raise = match (&mix, &relatedness) {
+                (Some(m), Some(r)) => {
+                    let count = store
+                        .relatedness_count(t)
+                        .with_context(table("relatedness_vectors"))?
+                        .unwrap_or(0);
+                    m.raise(r, count)
+                }
+                _ => None,
+            };
             Ok(Explained {
                 term: t.clone(),
                 evidence: store.evidence(clue, t).with_context(table("scores"))?,
-                definition_raise: mix
-                    .as_ref()
-                    .zip(relatedness.as_ref())
-                    .and_then(|(m, r)| m.raise(r)),
+                definition_raise,
                 relatedness,
                 meeting: store
                     .meeting(t, clue)
@@ -313,6 +320,9 @@ impl Mix {
             parts: relate::ScoreMix {
                 ppmi_weight,
                 meeting_weight,
+                // Databases built before the card factor record neither: plain meetings.
+                card_power: get("meeting_card_power")?.unwrap_or(0.0),
+                card_median: get("meetings_card_median")?.unwrap_or(0.0),
                 ppmi,
                 cosine,
                 meetings,
@@ -321,13 +331,14 @@ impl Mix {
         }))
     }
 
-    /// The raise in `r`'s score: the score less the stage's score before the raise; `None`
-    /// when it is no raise.
-    fn raise(&self, r: &store::RelatednessRow) -> Option<f64> {
+    /// The raise in `r`'s score, its card word seen `card_count` times: the score less the
+    /// stage's score before the raise; `None` when it is no raise.
+    fn raise(&self, r: &store::RelatednessRow, card_count: u64) -> Option<f64> {
         let meetings = u32::try_from(r.cooccurrences).unwrap_or(u32::MAX);
-        let unraised = self
-            .mix
-            .z(self.parts.mix(r.ppmi as f32, r.cosine as f32, meetings));
+        let unraised =
+            self.mix.z(self
+                .parts
+                .mix(r.ppmi as f32, r.cosine as f32, meetings, card_count));
         let raise = r.score - unraised as f64;
         (raise > RAISE_SEEN).then_some(raise)
     }

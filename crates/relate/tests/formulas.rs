@@ -48,6 +48,8 @@ fn the_score_mix_by_hand() {
     let parts = ScoreMix {
         ppmi_weight: 0.25,
         meeting_weight: 0.5,
+        card_power: 0.0,
+        card_median: 160.0,
         ppmi: Scale {
             mean: 1.0,
             std: 2.0,
@@ -63,8 +65,23 @@ fn the_score_mix_by_hand() {
     };
     // z(ppmi) = (3 − 1)/2 = 1; z(cosine) = (0.5 − 0.1)/0.2 = 2; 2 meetings: ln 3 = 1.098612,
     // z = (1.098612 − 1)/0.5 = 0.197225. 0.25·1 + 0.75·2 + 0.5·0.197225 = 1.848612.
-    assert_eq!(relate::log_meetings(2), 3f32.ln());
-    assert!((parts.mix(3.0, 0.5, 2) - 1.848612).abs() < 1e-5);
+    assert_eq!(relate::log_meetings(2, 1.0), 3f32.ln());
+    assert!((parts.mix(3.0, 0.5, 2, 10) - 1.848612).abs() < 1e-5);
+    // Counted per mention of the card, to the quarter power: a card seen 10 times against a
+    // median of 160 counts each meeting (160/10)^¼ = 2 times over, so 2 meetings count 4:
+    // ln 5 = 1.609438, z = (1.609438 − 1)/0.5 = 1.218876; 0.25 + 1.5 + 0.5·1.218876 = 2.359438.
+    let per_card = ScoreMix {
+        card_power: 0.25,
+        ..parts
+    };
+    assert!((per_card.card_factor(10) - 2.0).abs() < 1e-6);
+    assert!((per_card.card_factor(160) - 1.0).abs() < 1e-6);
+    assert!((per_card.card_factor(2560) - 0.5).abs() < 1e-6);
+    // A card never seen met nothing: its factor is 1, whatever the median.
+    assert_eq!(per_card.card_factor(0), 1.0);
+    assert!((per_card.mix(3.0, 0.5, 2, 10) - 2.359438).abs() < 1e-5);
+    // At the median the factor is 1: the plain meetings.
+    assert!((per_card.mix(3.0, 0.5, 2, 160) - 1.848612).abs() < 1e-5);
     // Without the meetings' weight they add nothing, even where their scale has no spread.
     let flat = ScoreMix {
         meeting_weight: 0.0,
@@ -74,7 +91,16 @@ fn the_score_mix_by_hand() {
         },
         ..parts
     };
-    assert!((flat.mix(3.0, 0.5, 0) - 1.75).abs() < 1e-6);
+    assert!((flat.mix(3.0, 0.5, 0, 10) - 1.75).abs() < 1e-6);
+}
+
+#[test]
+fn the_card_median_by_hand() {
+    // Over the card words seen at all: 1, 3, 5 → 3; an even number, the mean of the middle two.
+    assert_eq!(relate::card_median(&[0, 5, 1, 3]), 3.0);
+    assert_eq!(relate::card_median(&[4, 2]), 3.0);
+    assert_eq!(relate::card_median(&[0, 0]), 0.0);
+    assert_eq!(relate::card_median(&[]), 0.0);
 }
 
 #[test]
@@ -92,6 +118,7 @@ fn a_tiny_corpus_end_to_end() {
         dims: 3,
         ppmi_weight: 0.5,
         meeting_weight: 0.3,
+        meeting_card_power: 0.5,
         ..Params::default()
     };
     let mut cooc = Cooc::for_vocab(&vocab);
@@ -122,18 +149,28 @@ fn a_tiny_corpus_end_to_end() {
     // First order by hand: the mean of both directions of PPMI.
     let hand = 0.5 * (m.at(bee as usize, hive as usize) + m.at(hive as usize, bee as usize));
     assert_eq!(rel.ppmi[at(0, hive)], hand);
-    // The mix: w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings)), standardised again.
+    // The mix: w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings·f)), standardised again.
+    // bee is seen 3 times, car twice: the median card is seen 2.5 times, and each of bee's
+    // meetings counts f = (2.5/3)^½ = 0.912871 times, car's (2.5/2)^½ = 1.118034.
+    assert_eq!(
+        (vocab.counts[bee as usize], vocab.counts[car as usize]),
+        (3, 2)
+    );
+    assert_eq!(rel.parts.card_median, 2.5);
+    let f = [(2.5f32 / 3.0).sqrt(), (2.5f32 / 2.0).sqrt()];
+    assert!((f[0] - 0.912871).abs() < 1e-6 && (f[1] - 1.118034).abs() < 1e-6);
     let k = at(0, hive);
-    let meet = (3f32).ln_1p();
+    let meet = (3.0 * f[0]).ln_1p();
     let mix = 0.5 * rel.parts.ppmi.z(rel.ppmi[k])
         + 0.5 * rel.parts.cosine.z(rel.cosine[k])
         + 0.3 * rel.parts.meetings.z(meet);
     assert!((rel.score[k] - rel.mix_scale.z(mix)).abs() < 1e-5);
-    // The scale of ln(1 + meetings), by hand over all pairs.
+    // The scale of ln(1 + meetings·f), by hand over all pairs (bee's row, then car's).
     let logs: Vec<f32> = rel
         .cooccurrences
         .iter()
-        .map(|&n| (n as f32).ln_1p())
+        .enumerate()
+        .map(|(k, &n)| (n as f32 * f[k / nc]).ln_1p())
         .collect();
     let mean = logs.iter().sum::<f32>() / logs.len() as f32;
     assert!((rel.parts.meetings.mean - mean).abs() < 1e-5);
@@ -196,11 +233,12 @@ fn parameters_that_build_no_measure_are_refused_by_flag() {
         p
     };
     assert_eq!(Params::default().check(), Ok(()));
-    let edges: [Change; 7] = [
+    let edges: [Change; 8] = [
         |p| p.alpha = 0.0,
         |p| (p.window, p.dims) = (1, 1),
         |p| (p.ppmi_weight, p.max_page_share) = (1.0, 1.0),
         |p| p.meeting_weight = -0.5,
+        |p| p.meeting_card_power = 0.0,
         |p| p.skip_gram_weight = 1.0,
         |p| p.dictionary_weight = 0.0,
         |p| p.definition_weight = 0.0,
@@ -209,7 +247,7 @@ fn parameters_that_build_no_measure_are_refused_by_flag() {
         let p = with(change);
         assert_eq!(p.check(), Ok(()), "{p:?}");
     }
-    let refused: [(Change, &str); 16] = [
+    let refused: [(Change, &str); 18] = [
         (|p| p.definition_weight = -1.0, "--definition-weight -1:"),
         (
             |p| p.definition_weight = f32::NAN,
@@ -227,6 +265,14 @@ fn parameters_that_build_no_measure_are_refused_by_flag() {
         (|p| p.ppmi_weight = 1.5, "--ppmi-weight 1.5:"),
         (|p| p.ppmi_weight = -0.1, "--ppmi-weight -0.1:"),
         (|p| p.meeting_weight = f32::NAN, "--meeting-weight NaN:"),
+        (
+            |p| p.meeting_card_power = -0.25,
+            "--meeting-card-power -0.25:",
+        ),
+        (
+            |p| p.meeting_card_power = f32::INFINITY,
+            "--meeting-card-power inf:",
+        ),
         (|p| p.max_page_share = 0.0, "--max-page-share 0:"),
         (|p| p.max_page_share = 1.5, "--max-page-share 1.5:"),
     ];

@@ -387,6 +387,20 @@ impl Store<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// How often the card word `term` occurs in all page text, as the relatedness stage
+    /// counted it (`relatedness_vectors.count`), without reading its scores; `None` for a word
+    /// with no row.
+    pub fn relatedness_count(&self, term: &str) -> Result<Option<u64>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT count FROM relatedness_vectors WHERE term = ?1")?;
+        let mut rows = st.query([term])?;
+        Ok(match rows.next()? {
+            Some(row) => Some(row.get::<_, i64>(0)?.max(0) as u64),
+            None => None,
+        })
+    }
+
     /// A card word's occurrences and its scores with every clue word (in `clue_words.id`
     /// order); `None` for a word the stage did not cover.
     pub fn relatedness_vector(&self, term: &str) -> Result<Option<(u64, Vec<f32>)>> {
