@@ -407,27 +407,42 @@ impl ScoreMix {
     /// median card word, below 1 for a card word that is everywhere, above for a rare one; 1
     /// when `p` is 0 or the card word was never seen (it met nothing).
     pub fn card_factor(&self, card_count: u64) -> f32 {
-        if self.card_power == 0.0 || card_count == 0 || self.card_median <= 0.0 {
-            return 1.0;
-        }
-        (self.card_median / card_count as f32).powf(self.card_power)
+        card_factor(self.card_power, self.card_median, card_count)
     }
 
     /// `w·z(ppmi) + (1 − w)·z(cosine) + e·z(ln(1 + meetings·f))` for a card word seen
     /// `card_count` times (`f` its [`ScoreMix::card_factor`]); the meetings add nothing at
     /// `e` = 0, whatever their scale.
     pub fn mix(&self, ppmi: f32, cosine: f32, meetings: u32, card_count: u64) -> f32 {
+        let logged = if self.meeting_weight != 0.0 {
+            log_meetings(meetings, self.card_factor(card_count))
+        } else {
+            0.0
+        };
+        self.mix_logged(ppmi, cosine, logged)
+    }
+
+    /// [`ScoreMix::mix`] with the meetings already as `ln(1 + meetings·f)`: the stage has them
+    /// for every pair, for their scale, and does not take them again.
+    fn mix_logged(&self, ppmi: f32, cosine: f32, logged: f32) -> f32 {
         let (w, e) = (self.ppmi_weight, self.meeting_weight);
         w * self.ppmi.z(ppmi)
             + (1.0 - w) * self.cosine.z(cosine)
             + if e != 0.0 {
-                e * self
-                    .meetings
-                    .z(log_meetings(meetings, self.card_factor(card_count)))
+                e * self.meetings.z(logged)
             } else {
                 0.0
             }
     }
+}
+
+/// `(median / card_count)^power` ([`ScoreMix::card_factor`]), 1 when there is nothing to
+/// scale by.
+fn card_factor(power: f32, median: f32, card_count: u64) -> f32 {
+    if power == 0.0 || card_count == 0 || median <= 0.0 {
+        return 1.0;
+    }
+    (median / card_count as f32).powf(power)
 }
 
 /// What the score counts of a pair's meetings: `ln(1 + meetings·factor)`, the factor being the
@@ -587,27 +602,26 @@ impl Relatedness {
             .iter()
             .map(|&(_, id)| vocab.counts[id as usize])
             .collect();
-        let mut parts = ScoreMix {
+        let median = card_median(&card_counts);
+        // One factor per card, not per pair.
+        let factors: Vec<f32> = card_counts
+            .iter()
+            .map(|&c| card_factor(p.meeting_card_power, median, c))
+            .collect();
+        let logged: Vec<f32> = (0..cooccurrences.len())
+            .map(|k| log_meetings(cooccurrences[k], factors[k / nc]))
+            .collect();
+        let parts = ScoreMix {
             ppmi_weight: p.ppmi_weight,
             meeting_weight: p.meeting_weight,
             card_power: p.meeting_card_power,
-            card_median: card_median(&card_counts),
+            card_median: median,
             ppmi: Scale::of(&ppmi),
             cosine: Scale::of(&cosine),
-            meetings: Scale {
-                mean: 0.0,
-                std: 1.0,
-            },
+            meetings: Scale::of(&logged),
         };
-        let logged: Vec<f32> = (0..cooccurrences.len())
-            .map(|k| {
-                let factor = parts.card_factor(card_counts[k / nc]);
-                log_meetings(cooccurrences[k], factor)
-            })
-            .collect();
-        parts.meetings = Scale::of(&logged);
         let mix: Vec<f32> = (0..ppmi.len())
-            .map(|k| parts.mix(ppmi[k], cosine[k], cooccurrences[k], card_counts[k / nc]))
+            .map(|k| parts.mix_logged(ppmi[k], cosine[k], logged[k]))
             .collect();
         // Standardised again, so that the strategy's margins stay in standard deviations of
         // the score whatever the weights.
