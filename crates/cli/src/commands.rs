@@ -126,7 +126,8 @@ pub struct PipelineArgs {
     /// counts (1: none; 0.75 gives rare contexts less weight).
     #[arg(long, default_value_t = pipeline::RelateParams::default().alpha)]
     alpha: f64,
-    /// relatedness: dimensions of the SVD word vectors.
+    /// relatedness: dimensions of the SVD word vectors, the text's and the dictionary's (more
+    /// keep more of what is particular to a word; the SVDs take longer).
     #[arg(long, default_value_t = pipeline::RelateParams::default().dims)]
     dims: usize,
     /// relatedness: exponent of the singular values in the word vectors.
