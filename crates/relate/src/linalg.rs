@@ -231,19 +231,23 @@ pub fn orthonormalize(y: &Mat) -> Mat {
             gd[i * k + i] += scale * 1e-7;
         }
         let l = cholesky(&gd, k);
-        // Q = Y L⁻ᵀ: solve each row q of Q from L qᵀ = yᵀ (forward substitution).
+        // Q = Y L⁻ᵀ: solve each row q of Q from L qᵀ = yᵀ (forward substitution). The rows
+        // are independent, and with `n` rows this is `n·k²/2` operations a pass (k = 220 at 200
+        // dimensions): in parallel, each row computed exactly as alone.
         let mut q = Mat::zeros(y.rows, k);
-        for r in 0..y.rows {
-            let yr = y.row(r);
-            let out = &mut q.data[r * k..(r + 1) * k];
-            for i in 0..k {
-                let mut s = yr[i] as f64;
-                for j in 0..i {
-                    s -= l[i * k + j] * out[j] as f64;
+        q.data
+            .par_chunks_mut(k.max(1))
+            .enumerate()
+            .for_each(|(r, out)| {
+                let yr = y.row(r);
+                for i in 0..k {
+                    let mut s = yr[i] as f64;
+                    for j in 0..i {
+                        s -= l[i * k + j] * out[j] as f64;
+                    }
+                    out[i] = (s / l[i * k + i]) as f32;
                 }
-                out[i] = (s / l[i * k + i]) as f32;
-            }
-        }
+            });
         q
     };
     once(&once(y))
