@@ -185,7 +185,7 @@ pub struct MarginArg {
     #[arg(long)]
     board_beta: Option<f64>,
     /// relatedness, `--rank-by board`: how many team cards the assassin's chance costs
-    /// (default 3).
+    /// (default 3.5).
     #[arg(long)]
     board_assassin_weight: Option<f64>,
 }
