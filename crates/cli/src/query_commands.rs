@@ -140,6 +140,8 @@ pub struct EvalArgs {
     opponent: bool,
     /// Also write one JSON line per turn to FILE: the board, the clue, its number and targets,
     /// the strategy's safety, every guesser's picks and the outcome (README, "eval --turns").
+    /// With --scenarios, one line per scenario: each guesser's picks for the person's clue, and
+    /// each strategy's clue with each guesser's picks for it.
     #[arg(long, value_name = "FILE")]
     turns: Option<PathBuf>,
     /// With --turns: each line also holds the strategy's next N suggestions for the same board
@@ -633,7 +635,21 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     let guessers: Vec<&dyn Guesser> = guessers.iter().map(|g| g.as_ref()).collect();
     let lexicon = StoreLexicon::new(&store);
     if let Some(path) = &a.scenarios {
-        return eval_scenarios(path, &k, &lexicon, &strategies, &guessers, a.json);
+        if a.alternatives > 0 {
+            bail!(
+                "--alternatives lists the next suggestions of each game turn: with --scenarios, \
+                 --turns writes one line per scenario, without alternatives"
+            );
+        }
+        return eval_scenarios(
+            path,
+            &k,
+            &lexicon,
+            &strategies,
+            &guessers,
+            a.turns.as_deref(),
+            a.json,
+        );
     }
     let mut turns_file = match &a.turns {
         Some(p) => Some(std::io::BufWriter::new(
@@ -714,12 +730,14 @@ pub fn eval(a: EvalArgs) -> Result<()> {
 
 /// `eval --scenarios FILE`: clues people wrote, read by our own knowledge and every guesser, and
 /// each strategy's clue on the same boards, followed by every guesser.
+#[allow(clippy::too_many_arguments)]
 fn eval_scenarios(
     path: &std::path::Path,
     k: &StoreKnowledge,
     lexicon: &StoreLexicon,
     strategies: &[&dyn Strategy],
     guessers: &[&dyn Guesser],
+    records: Option<&std::path::Path>,
     json: bool,
 ) -> Result<()> {
     let mut out = crate::out::stdout();
@@ -727,8 +745,34 @@ fn eval_scenarios(
     let own = OwnGuesser::new(k);
     let mut understanding: Vec<&dyn Guesser> = vec![&own];
     understanding.extend(guessers.iter().filter(|g| g.name() != "own"));
-    let r =
-        query::scenarios::evaluate(&scenarios, k, lexicon, strategies, &understanding, guessers)?;
+    let mut file = match records {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => None,
+    };
+    let mut write = |rec: &query::scenarios::ScenarioRecord| -> Result<()> {
+        if let (Some(f), Some(p)) = (file.as_mut(), records) {
+            serde_json::to_writer(&mut *f, rec)?;
+            writeln!(f).with_context(|| format!("writing {}", p.display()))?;
+        }
+        Ok(())
+    };
+    let r = query::scenarios::evaluate(
+        &scenarios,
+        k,
+        lexicon,
+        strategies,
+        &understanding,
+        guessers,
+        records
+            .is_some()
+            .then_some(&mut write as &mut query::scenarios::RecordSink),
+    )?;
+    if let (Some(mut f), Some(p)) = (file, records) {
+        f.flush()
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
     if json {
         writeln!(out, "{}", serde_json::to_string(&r)?)?;
         return Ok(());

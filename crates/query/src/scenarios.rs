@@ -155,8 +155,42 @@ pub struct ScenarioReport {
     pub followed: BTreeMap<String, BTreeMap<String, Followed>>,
 }
 
+/// One scenario as read and played, for studying clues one board at a time (`eval --scenarios
+/// FILE --turns OUT` writes one a line): what each guesser took for the person's clue, and each
+/// strategy's clue with what each judge took for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioRecord {
+    pub id: String,
+    pub team: Vec<String>,
+    pub avoid: Vec<String>,
+    /// The person's clue.
+    pub clue: String,
+    /// Per guesser: its picks for the person's clue, as many as there are team cards (none for
+    /// a clue it does not know).
+    pub understood: BTreeMap<String, Vec<String>>,
+    /// Each strategy's clue on the same board, in the order the strategies were given.
+    pub ours: Vec<OurClue>,
+}
+
+/// A strategy's clue for a scenario's board ([`ScenarioRecord::ours`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OurClue {
+    pub strategy: String,
+    /// `None` when the strategy gave no clue.
+    pub clue: Option<String>,
+    pub number: usize,
+    pub targets: Vec<String>,
+    /// Per judge: its picks for the clue, at most its number, in order (it stops at its first
+    /// wrong card when playing; all are listed here).
+    pub picks: BTreeMap<String, Vec<String>>,
+}
+
+/// Where [`evaluate`] hands each scenario's record.
+pub type RecordSink<'a> = dyn FnMut(&ScenarioRecord) -> anyhow::Result<()> + 'a;
+
 /// Both checks over `scenarios`: every guesser of `understanding` reads the person's clues, and
-/// every guesser of `judges` follows each strategy's clue on the same boards.
+/// every guesser of `judges` follows each strategy's clue on the same boards. Each scenario's
+/// record goes to `records`, when given, as it is played.
 pub fn evaluate(
     scenarios: &[Scenario],
     k: &dyn Knowledge,
@@ -164,13 +198,25 @@ pub fn evaluate(
     strategies: &[&dyn Strategy],
     understanding: &[&dyn Guesser],
     judges: &[&dyn Guesser],
+    mut records: Option<&mut RecordSink<'_>>,
 ) -> anyhow::Result<ScenarioReport> {
     let mut r = ScenarioReport {
         scenarios: scenarios.len(),
         ..ScenarioReport::default()
     };
+    let words = |picks: &[crate::guesser::Guess]| -> Vec<String> {
+        picks.iter().map(|p| p.word.clone()).collect()
+    };
     for s in scenarios {
         let board: Vec<String> = s.team.iter().chain(&s.avoid).cloned().collect();
+        let mut record = ScenarioRecord {
+            id: s.id.clone(),
+            team: s.team.clone(),
+            avoid: s.avoid.clone(),
+            clue: s.clue.clone(),
+            understood: BTreeMap::new(),
+            ours: Vec::new(),
+        };
         for g in understanding {
             let picks = g.guess(&s.clue, s.team.len(), &board).with_context(|| {
                 format!("scenario {}: {} guessing {:?}", s.id, g.name(), s.clue)
@@ -181,6 +227,9 @@ pub fn evaluate(
                 .entry(g.name().to_string())
                 .or_default()
                 .add(exact);
+            record
+                .understood
+                .insert(g.name().to_string(), words(&picks));
         }
         let req = Request {
             pos: s.team.clone(),
@@ -203,10 +252,25 @@ pub fn evaluate(
                         .all_team
                         .add(false);
                 }
+                record.ours.push(OurClue {
+                    strategy: st.name().to_string(),
+                    clue: None,
+                    number: 0,
+                    targets: Vec::new(),
+                    picks: BTreeMap::new(),
+                });
                 continue;
+            };
+            let mut ours = OurClue {
+                strategy: st.name().to_string(),
+                clue: Some(clue.clue.clone()),
+                number: clue.count,
+                targets: clue.targets.clone(),
+                picks: BTreeMap::new(),
             };
             for g in judges {
                 let picks = g.guess(&clue.clue, clue.count, &board)?;
+                ours.picks.insert(g.name().to_string(), words(&picks));
                 let f = per.entry(g.name().to_string()).or_default();
                 // The guesser stops at its first wrong card.
                 let reached = picks
@@ -218,6 +282,10 @@ pub fn evaluate(
                 f.first_right.add(first == Some(true));
                 f.first_wrong.add(first == Some(false));
             }
+            record.ours.push(ours);
+        }
+        if let Some(sink) = records.as_mut() {
+            sink(&record)?;
         }
     }
     Ok(r)

@@ -173,18 +173,41 @@ impl Sparse {
         out
     }
 
-    /// `Aᵀ · x`, in row order (the same sums on every machine).
+    /// `Aᵀ · x`, one output row per matrix column, in parallel: each sums its column's entries
+    /// in row order, the order a row-by-row pass would add them in (the same sums on every
+    /// machine, and as many threads as there are).
     fn transposed_times(&self, x: &Mat) -> Mat {
         let k = x.cols;
-        let mut out = Mat::zeros(self.cols, k);
+        // The entries by column, each column's in row order: a counting sort of the rows.
+        let mut col_start = vec![0usize; self.cols + 1];
+        for &c in &self.index {
+            col_start[c as usize + 1] += 1;
+        }
+        for c in 0..self.cols {
+            col_start[c + 1] += col_start[c];
+        }
+        let mut next = col_start.clone();
+        let mut row_of = vec![0u32; self.index.len()];
+        let mut value = vec![0f32; self.index.len()];
         for r in 0..self.rows {
-            let xr = x.row(r);
             for (c, v) in self.row(r) {
-                for (y, &xv) in out.data[c * k..(c + 1) * k].iter_mut().zip(xr) {
-                    *y += v * xv;
-                }
+                row_of[next[c]] = r as u32;
+                value[next[c]] = v;
+                next[c] += 1;
             }
         }
+        let mut out = Mat::zeros(self.cols, k);
+        out.data
+            .par_chunks_mut(k.max(1))
+            .enumerate()
+            .for_each(|(c, o)| {
+                for at in col_start[c]..col_start[c + 1] {
+                    let v = value[at];
+                    for (y, &xv) in o.iter_mut().zip(x.row(row_of[at] as usize)) {
+                        *y += v * xv;
+                    }
+                }
+            });
         out
     }
 }
@@ -215,6 +238,10 @@ impl Operator for Sparse {
     }
 }
 
+/// Rows of `Q = Y L⁻ᵀ` solved together in [`orthonormalize`]: independent chains of sums that
+/// the processor runs side by side.
+const SOLVE_ROWS: usize = 8;
+
 /// An orthonormal basis of the columns of `y` (tall, full column rank), by Cholesky QR done
 /// twice for accuracy: `G = YᵀY = LLᵀ`, `Q = Y L⁻ᵀ`.
 pub fn orthonormalize(y: &Mat) -> Mat {
@@ -231,21 +258,34 @@ pub fn orthonormalize(y: &Mat) -> Mat {
             gd[i * k + i] += scale * 1e-7;
         }
         let l = cholesky(&gd, k);
-        // Q = Y L⁻ᵀ: solve each row q of Q from L qᵀ = yᵀ (forward substitution). The rows
-        // are independent, and with `n` rows this is `n·k²/2` operations a pass (k = 220 at 200
-        // dimensions): in parallel, each row computed exactly as alone.
+        // Q = Y L⁻ᵀ: solve each row q of Q from L qᵀ = yᵀ (forward substitution), `n·k²/2`
+        // operations a pass for `n` rows (k = 220 at 200 dimensions). Each row's sum is one
+        // chain of dependent steps, so rows are solved [`SOLVE_ROWS`] at a time, their chains
+        // interleaved, and blocks of rows in parallel: every row still computed exactly as
+        // alone, in the same order.
         let mut q = Mat::zeros(y.rows, k);
+        let width = k.max(1);
         q.data
-            .par_chunks_mut(k.max(1))
+            .par_chunks_mut(width * SOLVE_ROWS)
             .enumerate()
-            .for_each(|(r, out)| {
-                let yr = y.row(r);
+            .for_each(|(b, block)| {
+                let first = b * SOLVE_ROWS;
+                let n = block.len() / width;
                 for i in 0..k {
-                    let mut s = yr[i] as f64;
-                    for j in 0..i {
-                        s -= l[i * k + j] * out[j] as f64;
+                    let mut s = [0f64; SOLVE_ROWS];
+                    for (r, s) in s.iter_mut().enumerate().take(n) {
+                        *s = y.at(first + r, i) as f64;
                     }
-                    out[i] = (s / l[i * k + i]) as f32;
+                    for j in 0..i {
+                        let lij = l[i * k + j];
+                        for (r, s) in s.iter_mut().enumerate().take(n) {
+                            *s -= lij * block[r * k + j] as f64;
+                        }
+                    }
+                    let lii = l[i * k + i];
+                    for (r, s) in s.iter().enumerate().take(n) {
+                        block[r * k + i] = (s / lii) as f32;
+                    }
                 }
             });
         q

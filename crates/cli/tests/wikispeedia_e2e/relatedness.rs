@@ -634,6 +634,83 @@ fn eval_scenarios_reads_peoples_clues() {
     assert_eq!(followed["all_team"]["of"], 2);
     // Our own clue, judged by our own knowledge: its first pick is always a team card.
     assert_eq!(followed["first_wrong"]["hits"], 0, "{v}");
+
+    // One record a scenario with --turns, parsed back: the same picks the report counts.
+    let records = dir.path().join("records.jsonl");
+    let again = query(&[
+        "eval",
+        "--scenarios",
+        crate::common::utf8(&file),
+        "--strategies",
+        "relatedness",
+        "--guesser",
+        "own",
+        "--json",
+        "--turns",
+        crate::common::utf8(&records),
+    ])
+    .ok()
+    .json();
+    assert_eq!(again, v, "the records change nothing in the report");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&records)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["id"], "a");
+    assert_eq!(lines[0]["team"], serde_json::json!(["apple", "lemon"]));
+    assert_eq!(lines[0]["avoid"].as_array().unwrap().len(), 4);
+    assert_eq!(lines[1]["clue"], "xqzzy");
+    assert_eq!(
+        lines[1]["understood"]["own"],
+        serde_json::json!([]),
+        "nobody can guess for an unknown clue"
+    );
+    let mut exact = 0;
+    let mut all_team = 0;
+    for rec in &lines {
+        let team: Vec<&str> = rec["team"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .collect();
+        let in_team = |picks: &serde_json::Value| {
+            picks
+                .as_array()
+                .unwrap()
+                .iter()
+                .take_while(|w| team.contains(&w.as_str().unwrap()))
+                .count()
+        };
+        let understood = &rec["understood"]["own"];
+        exact += (in_team(understood) == team.len()) as u64;
+        let ours = &rec["ours"][0];
+        assert_eq!(ours["strategy"], "relatedness", "{rec}");
+        let number = ours["number"].as_u64().unwrap() as usize;
+        assert_eq!(ours["targets"].as_array().unwrap().len(), number, "{rec}");
+        let picks = &ours["picks"]["own"];
+        assert!(picks.as_array().unwrap().len() <= number, "{rec}");
+        all_team += (in_team(picks) == team.len()) as u64;
+    }
+    assert_eq!(exact, own["hits"].as_u64().unwrap(), "{v}");
+    assert_eq!(
+        all_team,
+        followed["all_team"]["hits"].as_u64().unwrap(),
+        "{v}"
+    );
+    let run = query(&[
+        "eval",
+        "--scenarios",
+        crate::common::utf8(&file),
+        "--turns",
+        crate::common::utf8(&records),
+        "--alternatives",
+        "2",
+    ])
+    .failed();
+    assert!(run.stderr.contains("--alternatives"), "{}", run.stderr);
     let run = query(&["eval", "--scenarios", "/nonexistent/s.tsv"]).failed();
     assert!(run.stderr.contains("/nonexistent/s.tsv"), "{}", run.stderr);
 }
