@@ -611,18 +611,21 @@ fn eval_scenarios_reads_peoples_clues() {
         "id\tteam\tavoid\tclue\na\tapple,lemon\tfire,war,film,india\tfruit\nb\tmoon,ice\tfire,opera\txqzzy\n",
     )
     .unwrap();
-    let v = query(&[
-        "eval",
-        "--scenarios",
-        crate::common::utf8(&file),
-        "--strategies",
-        "relatedness",
-        "--guesser",
-        "own",
-        "--json",
-    ])
-    .ok()
-    .json();
+    let eval = |more: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--scenarios",
+            crate::common::utf8(&file),
+            "--strategies",
+            "relatedness",
+            "--guesser",
+            "own",
+            "--json",
+        ];
+        args.extend(more);
+        query(&args).ok().json()
+    };
+    let v = eval(&[]);
     assert_eq!(v["scenarios"], 2);
     let own = &v["understands"]["own"];
     assert_eq!(own["of"], 2);
@@ -637,20 +640,7 @@ fn eval_scenarios_reads_peoples_clues() {
 
     // One record a scenario with --turns, parsed back: the same picks the report counts.
     let records = dir.path().join("records.jsonl");
-    let again = query(&[
-        "eval",
-        "--scenarios",
-        crate::common::utf8(&file),
-        "--strategies",
-        "relatedness",
-        "--guesser",
-        "own",
-        "--json",
-        "--turns",
-        crate::common::utf8(&records),
-    ])
-    .ok()
-    .json();
+    let again = eval(&["--turns", crate::common::utf8(&records)]);
     assert_eq!(again, v, "the records change nothing in the report");
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(&records)
         .unwrap()
