@@ -651,19 +651,8 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             a.json,
         );
     }
-    let mut turns_file = match &a.turns {
-        Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-        )),
-        None => None,
-    };
-    let mut write_turn = |r: &game::TurnRecord| -> Result<()> {
-        if let (Some(f), Some(p)) = (turns_file.as_mut(), a.turns.as_ref()) {
-            serde_json::to_writer(&mut *f, r)?;
-            writeln!(f).with_context(|| format!("writing {}", p.display()))?;
-        }
-        Ok(())
-    };
+    let mut turns_file = JsonLines::create(a.turns.as_deref())?;
+    let mut write_turn = |r: &game::TurnRecord| turns_file.write(r);
     let reports = game::eval(
         a.games,
         a.seed,
@@ -680,10 +669,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             alternatives: a.alternatives,
         }),
     )?;
-    if let (Some(mut f), Some(p)) = (turns_file, a.turns.as_ref()) {
-        f.flush()
-            .with_context(|| format!("writing {}", p.display()))?;
-    }
+    turns_file.finish()?;
     if a.json {
         let v = serde_json::json!({
             "note": EVAL_NOTE,
@@ -728,6 +714,45 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     Ok(())
 }
 
+/// An optional file of JSON lines (`eval --turns FILE`): one record a line, errors naming the
+/// file; without a path, writing does nothing.
+struct JsonLines<'p> {
+    out: Option<(std::io::BufWriter<std::fs::File>, &'p std::path::Path)>,
+}
+
+impl<'p> JsonLines<'p> {
+    fn create(path: Option<&'p std::path::Path>) -> Result<Self> {
+        let out = match path {
+            Some(p) => Some((
+                std::io::BufWriter::new(
+                    std::fs::File::create(p)
+                        .with_context(|| format!("creating {}", p.display()))?,
+                ),
+                p,
+            )),
+            None => None,
+        };
+        Ok(JsonLines { out })
+    }
+
+    fn write(&mut self, record: &impl serde::Serialize) -> Result<()> {
+        if let Some((f, p)) = self.out.as_mut() {
+            serde_json::to_writer(&mut *f, record)?;
+            writeln!(f).with_context(|| format!("writing {}", p.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the file: a write error at the end is an error too.
+    fn finish(self) -> Result<()> {
+        if let Some((mut f, p)) = self.out {
+            f.flush()
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
+        Ok(())
+    }
+}
+
 /// `eval --scenarios FILE`: clues people wrote, read by our own knowledge and every guesser, and
 /// each strategy's clue on the same boards, followed by every guesser.
 #[allow(clippy::too_many_arguments)]
@@ -745,19 +770,8 @@ fn eval_scenarios(
     let own = OwnGuesser::new(k);
     let mut understanding: Vec<&dyn Guesser> = vec![&own];
     understanding.extend(guessers.iter().filter(|g| g.name() != "own"));
-    let mut file = match records {
-        Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-        )),
-        None => None,
-    };
-    let mut write = |rec: &query::scenarios::ScenarioRecord| -> Result<()> {
-        if let (Some(f), Some(p)) = (file.as_mut(), records) {
-            serde_json::to_writer(&mut *f, rec)?;
-            writeln!(f).with_context(|| format!("writing {}", p.display()))?;
-        }
-        Ok(())
-    };
+    let mut file = JsonLines::create(records)?;
+    let mut write = |rec: &query::scenarios::ScenarioRecord| file.write(rec);
     let r = query::scenarios::evaluate(
         &scenarios,
         k,
@@ -769,10 +783,7 @@ fn eval_scenarios(
             .is_some()
             .then_some(&mut write as &mut query::scenarios::RecordSink),
     )?;
-    if let (Some(mut f), Some(p)) = (file, records) {
-        f.flush()
-            .with_context(|| format!("writing {}", p.display()))?;
-    }
+    file.finish()?;
     if json {
         writeln!(out, "{}", serde_json::to_string(&r)?)?;
         return Ok(());

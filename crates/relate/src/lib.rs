@@ -246,9 +246,11 @@ impl MinCount {
 /// assassin with GloVe). With the skip-gram and the dictionary joined to it and the definitions
 /// and meetings in the score, the finer dimensions keep more of what is particular to a word
 /// (the later singular vectors), and the other views vote down what is idiosyncratic: over
-/// seeds 1–50 with both outside guessers, 200 played 0.3 turns per win quicker with each, more
-/// two- and three-card clues, at the same wins and assassin losses with MiniLM (README,
-/// "Judged by people"). The text's 200 and the dictionary's 200 each bought about half of it.
+/// seeds 1–50 with both outside guessers, 200 played 0.28 turns per win quicker with MiniLM,
+/// more two- and three-card clues, for 0.44 ± 0.28 points more games lost to the assassin, far
+/// less than the careful rules charge for that pace; with the board model's assassin weight at
+/// 3.5, as safe as before and 0.23 turns quicker (README, "Judged by people"). The text's 200
+/// and the dictionary's 200 each bought about half of it.
 pub const DEFAULT_DIMS: usize = 200;
 
 /// The default [`Params::alpha`]: 1, plain PPMI, no context-distribution smoothing. Smoothing
