@@ -78,7 +78,8 @@ pub fn vectors(
         return out;
     }
     let chosen: Vec<usize> = known.iter().map(|&(_, h)| h).collect();
-    let u = crate::vectors(&ppmi(rows, ncols, &chosen), p);
+    // Most of WordNet's context words are no column of the chosen rows: factor without them.
+    let u = crate::vectors(&ppmi(rows, ncols, &chosen).compact(), p);
     let d = u.cols;
     for (i, &(w, _)) in known.iter().enumerate() {
         out.data[w * p.dims..w * p.dims + d].copy_from_slice(u.row(i));

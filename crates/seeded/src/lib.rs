@@ -4,6 +4,9 @@
 //! network is then the same on every machine and release, with no dependency whose stream could
 //! change under it (and candle's CPU generator cannot be seeded).
 
+/// The constant the state advances by at each draw.
+const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// The generator: a 64-bit state advanced by a constant, its output mixed.
 #[derive(Debug, Clone)]
 pub struct SplitMix64(u64);
@@ -14,11 +17,18 @@ impl SplitMix64 {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        self.0 = self.0.wrapping_add(GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+
+    /// Moves past the next `n` outputs of [`SplitMix64::next_u64`] at once (the state only adds
+    /// a constant per draw), so a caller that wants some rows of a long stream of draws need not
+    /// draw the others.
+    pub fn skip(&mut self, n: u64) {
+        self.0 = self.0.wrapping_add(GAMMA.wrapping_mul(n));
     }
 
     /// Uniform in `0..n` (multiply-shift; the bias is below 2⁻³² for board-sized `n`).
@@ -96,6 +106,24 @@ mod tests {
             mean.abs() < 0.03 && (var - 1.0).abs() < 0.05,
             "{mean} {var}"
         );
+    }
+
+    #[test]
+    fn skip_lands_where_drawing_would() {
+        let mut drawn = SplitMix64::new(11);
+        for _ in 0..1_000 {
+            drawn.next_u64();
+        }
+        let mut skipped = SplitMix64::new(11);
+        skipped.skip(1_000);
+        assert_eq!(skipped.next_u64(), drawn.next_u64());
+        // A Gaussian takes two outputs: skipping 2·n passes n of them.
+        let (mut a, mut b) = (SplitMix64::new(5), SplitMix64::new(5));
+        for _ in 0..7 {
+            a.gaussian();
+        }
+        b.skip(14);
+        assert_eq!(a.gaussian(), b.gaussian());
     }
 
     #[test]

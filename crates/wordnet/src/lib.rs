@@ -10,6 +10,7 @@
 //! The two files in `data/` are derived from Debian's `wordnet-base` (data/README.md). Parsing
 //! them takes about a second; the stage does it once per build.
 
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
 
@@ -214,30 +215,36 @@ impl Lexicon {
         self.lemma_of(token).unwrap_or(token)
     }
 
-    /// What one sense says, unweighted by usage: its lemmas (a phrase also by its words), its
-    /// gloss words, its links' lemmas, its hypernyms' gloss words.
-    fn synset_context(&self, s: &Synset, out: &mut Vec<(String, f64)>) {
-        let lemma_words = |lemmas: &[String], w: f64, out: &mut Vec<(String, f64)>| {
+    /// What sense `i` says, unweighted by usage: its lemmas (a phrase also by its words), its
+    /// gloss words, its links' lemmas, its hypernyms' gloss words; `glosses[j]` is
+    /// [`Self::gloss_words`] of sense `j`'s gloss, worked out once for all.
+    fn synset_context<'a>(
+        &'a self,
+        i: usize,
+        glosses: &'a [Vec<String>],
+        out: &mut Vec<(&'a str, f64)>,
+    ) {
+        let lemma_words = |lemmas: &'a [String], w: f64, out: &mut Vec<(&'a str, f64)>| {
             for l in lemmas {
-                out.push((l.clone(), w));
+                out.push((l.as_str(), w));
                 if l.contains('_') {
                     for part in l.split('_').filter(|p| !text::is_stopword(p)) {
-                        out.push((self.fold(part).to_string(), w));
+                        out.push((self.fold(part), w));
                     }
                 }
             }
         };
+        let s = &self.synsets[i];
         lemma_words(&s.lemmas, OWN, out);
-        out.extend(self.gloss_words(&s.gloss).into_iter().map(|g| (g, OWN)));
+        out.extend(glosses[i].iter().map(|g| (g.as_str(), OWN)));
         for &l in &s.links {
             lemma_words(&self.synsets[l as usize].lemmas, LINKED, out);
         }
         for &h in &s.hypernyms {
-            let gloss = &self.synsets[h as usize].gloss;
             out.extend(
-                self.gloss_words(gloss)
-                    .into_iter()
-                    .map(|g| (g, HYPERNYM_GLOSS)),
+                glosses[h as usize]
+                    .iter()
+                    .map(|g| (g.as_str(), HYPERNYM_GLOSS)),
             );
         }
     }
@@ -281,45 +288,84 @@ impl Lexicon {
     /// ([`Self::synset_context`]) times its SemCor count + ½, the lemma itself left out. Named
     /// instances count only for a lemma that names nothing else (`jupiter`, not `crane`).
     pub fn contexts(&self) -> Contexts {
-        let mut columns: HashMap<String, u32> = HashMap::new();
-        let mut names: Vec<String> = Vec::new();
-        let mut cache: HashMap<u32, Vec<(u32, f64)>> = HashMap::new();
-        let mut out = Contexts::default();
-        let mut scratch = Vec::new();
-        for (lemma, senses) in &self.senses {
-            let mut row: HashMap<u32, f64> = HashMap::new();
+        // Each gloss's words once (a hypernym's gloss is in all its hyponyms' contexts), and
+        // each counted sense's context, in parallel: the stage runs this for every build.
+        let glosses: Vec<Vec<String>> = self
+            .synsets
+            .par_iter()
+            .map(|s| self.gloss_words(&s.gloss))
+            .collect();
+        let mut counted = vec![false; self.synsets.len()];
+        for (_, senses) in &self.senses {
             for sense in self.counted(senses) {
-                let s = &self.synsets[sense.synset as usize];
-                let bag = cache.entry(sense.synset).or_insert_with(|| {
-                    scratch.clear();
-                    self.synset_context(s, &mut scratch);
-                    scratch
+                counted[sense.synset as usize] = true;
+            }
+        }
+        let bags: Vec<Vec<(&str, f64)>> = (0..self.synsets.len())
+            .into_par_iter()
+            .map(|i| {
+                let mut bag = Vec::new();
+                if counted[i] {
+                    self.synset_context(i, &glosses, &mut bag);
+                }
+                bag
+            })
+            .collect();
+        // Columns are numbered as first met, lemma by lemma in the senses file's order: one
+        // pass, so that the numbering (and with it the SVD's start) is every build's.
+        let mut columns: HashMap<&str, u32> = HashMap::new();
+        let mut names: Vec<String> = Vec::new();
+        let mut numbered: Vec<Option<Vec<(u32, f64)>>> = vec![None; self.synsets.len()];
+        for (_, senses) in &self.senses {
+            for sense in self.counted(senses) {
+                let at = sense.synset as usize;
+                if numbered[at].is_none() {
+                    let bag = bags[at]
                         .iter()
-                        .map(|(w, x)| {
+                        .map(|&(w, x)| {
                             let next = names.len() as u32;
-                            let id = *columns.entry(w.clone()).or_insert_with(|| {
-                                names.push(w.clone());
+                            let id = *columns.entry(w).or_insert_with(|| {
+                                names.push(w.to_string());
                                 next
                             });
-                            (id, *x)
+                            (id, x)
                         })
-                        .collect()
-                });
-                let weight = sense.count as f64 + COUNT_PRIOR;
-                for &(c, x) in bag.iter() {
-                    *row.entry(c).or_default() += weight * x;
+                        .collect();
+                    numbered[at] = Some(bag);
                 }
             }
-            if let Some(own) = columns.get(lemma) {
-                row.remove(own);
-            }
-            let mut row: Vec<(u32, f32)> = row.into_iter().map(|(c, x)| (c, x as f32)).collect();
-            row.sort_unstable_by_key(|&(c, _)| c);
-            out.lemmas.push(lemma.clone());
-            out.rows.push(row);
         }
-        out.columns = names;
-        out
+        drop(bags);
+        // A lemma's own column is left out; one numbered after its senses were read is not
+        // among its columns anyway.
+        let rows = self
+            .senses
+            .par_iter()
+            .map(|(lemma, senses)| {
+                let mut row: HashMap<u32, f64> = HashMap::new();
+                for sense in self.counted(senses) {
+                    let weight = sense.count as f64 + COUNT_PRIOR;
+                    let bag = numbered[sense.synset as usize]
+                        .as_deref()
+                        .unwrap_or_default();
+                    for &(c, x) in bag {
+                        *row.entry(c).or_default() += weight * x;
+                    }
+                }
+                if let Some(own) = columns.get(lemma.as_str()) {
+                    row.remove(own);
+                }
+                let mut row: Vec<(u32, f32)> =
+                    row.into_iter().map(|(c, x)| (c, x as f32)).collect();
+                row.sort_unstable_by_key(|&(c, _)| c);
+                row
+            })
+            .collect();
+        Contexts {
+            lemmas: self.senses.iter().map(|(l, _)| l.clone()).collect(),
+            rows,
+            columns: names,
+        }
     }
 }
 
