@@ -183,13 +183,18 @@ pub struct MarginArg {
     #[arg(long, value_parser = ["board", "safety"])]
     rank_by: Option<String>,
     /// relatedness, `--rank-by board`: how sharply the modelled guesser prefers the more
-    /// related card, per unit of relatedness (default 0.3).
+    /// related card, per unit of relatedness (default 0.6).
     #[arg(long)]
     board_beta: Option<f64>,
     /// relatedness, `--rank-by board`: how many team cards the assassin's chance costs
     /// (default 3.5).
     #[arg(long)]
     board_assassin_weight: Option<f64>,
+    /// relatedness, `--rank-by board`: how sharply the modelled guesser prefers a card over
+    /// the assassin, per unit of relatedness (default 0.35: flatter than --board-beta, the
+    /// assassin's chance taken as a flatter reader would have it).
+    #[arg(long)]
+    board_assassin_beta: Option<f64>,
 }
 
 impl MarginArg {
@@ -206,10 +211,15 @@ impl MarginArg {
                 bail!("--{name}-margin {m} is not a margin: give a number of 0 or more");
             }
         }
-        let tuned = self.board_beta.is_some() || self.board_assassin_weight.is_some();
+        let tuned = self.board_beta.is_some()
+            || self.board_assassin_weight.is_some()
+            || self.board_assassin_beta.is_some();
         let ranking = match self.rank_by.as_deref() {
             Some("safety") if tuned => {
-                bail!("--board-beta and --board-assassin-weight apply to --rank-by board")
+                bail!(
+                    "--board-beta, --board-assassin-weight and --board-assassin-beta apply to \
+                     --rank-by board"
+                )
             }
             Some("safety") => Some(Ranking::Safety),
             _ if tuned || self.rank_by.is_some() => {
@@ -217,10 +227,12 @@ impl MarginArg {
                 let model = BoardModel {
                     beta: self.board_beta.unwrap_or(d.beta),
                     assassin_weight: self.board_assassin_weight.unwrap_or(d.assassin_weight),
+                    assassin_beta: self.board_assassin_beta.unwrap_or(d.assassin_beta),
                 };
                 for (name, x) in [
                     ("board-beta", model.beta),
                     ("board-assassin-weight", model.assassin_weight),
+                    ("board-assassin-beta", model.assassin_beta),
                 ] {
                     if !(x.is_finite() && x >= 0.0) {
                         bail!("--{name} {x}: give a number of 0 or more");

@@ -863,6 +863,7 @@ fn option_checks() {
         "--rank-by",
         "--board-beta",
         "--board-assassin-weight",
+        "--board-assassin-beta",
     ] {
         assert!(help.contains(flag), "{flag}: {help}");
     }
@@ -882,6 +883,7 @@ fn option_checks() {
         "--neutral-margin=inf",
         "--board-beta=-1",
         "--board-assassin-weight=NaN",
+        "--board-assassin-beta=-0.5",
         "--rank-by=luck",
     ] {
         for cmd in [
