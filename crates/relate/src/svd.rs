@@ -120,4 +120,15 @@ mod tests {
             assert!((a - b).abs() < 1e-4, "{a} {b}");
         }
     }
+
+    #[test]
+    fn a_matrix_without_entries_factors_to_zeros() {
+        // Every column empty: the compact form has none, and the vectors are zero, not NaN.
+        let empty = crate::linalg::Sparse::from_rows(&[vec![], vec![], vec![]], 5).compact();
+        assert_eq!(empty.columns, Vec::<u32>::new());
+        let (s, u) = truncated_svd(&empty, 2, 2, 2, 3);
+        assert!(s.iter().all(|&x| x == 0.0), "{s:?}");
+        assert_eq!((u.rows, u.cols), (3, 2));
+        assert!(u.data.iter().all(|&x| x == 0.0), "{:?}", u.data);
+    }
 }
