@@ -145,14 +145,14 @@ pub struct PipelineArgs {
     /// for that alone (0: the plain meetings).
     #[arg(long, default_value_t = pipeline::RelateParams::default().meeting_card_power)]
     meeting_card_power: f32,
-    /// relatedness: weight of the second view, skip-gram (word2vec) vectors trained on the same
-    /// sentences, in the cosine: `(1 − w)·cos_svd + w·cos_skipgram` (0: the SVD alone, a
-    /// quicker build).
+    /// relatedness: the share of the second view, skip-gram (word2vec) vectors trained on the
+    /// same sentences, among the text's two, each view's cosines in their own standard
+    /// deviations: `(1 − w)·z(cos_svd) + w·z(cos_skipgram)` (0: the SVD alone, a quicker build).
     #[arg(long, default_value_t = pipeline::RelateParams::default().skip_gram_weight)]
     skip_gram_weight: f32,
-    /// relatedness: weight of the dictionary view, vectors from what WordNet says each word
-    /// means, joined to the text's: `(1 − w)·cos_text + w·cos_dictionary` (0: the text alone;
-    /// English builds only).
+    /// relatedness: the share of the dictionary view, vectors from what WordNet says each word
+    /// means, beside the text's, in standard deviations of its cosines: `(1 − w)·text +
+    /// w·z(cos_dictionary)` (0: the text alone; English builds only).
     #[arg(long, default_value_t = pipeline::RelateParams::default().dictionary_weight)]
     dictionary_weight: f32,
     /// relatedness: how far, in standard deviations of the score, a card word's score with each

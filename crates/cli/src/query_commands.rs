@@ -187,7 +187,7 @@ pub struct MarginArg {
     #[arg(long)]
     board_beta: Option<f64>,
     /// relatedness, `--rank-by board`: how many team cards the assassin's chance costs
-    /// (default 3.5).
+    /// (default 4.5).
     #[arg(long)]
     board_assassin_weight: Option<f64>,
     /// relatedness, `--rank-by board`: how sharply the modelled guesser prefers a card over

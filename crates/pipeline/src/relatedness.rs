@@ -131,6 +131,81 @@ fn dictionary_vectors(
     (v, known)
 }
 
+/// One view of relatedness: its name in `meta`, its unit-length word vectors and its nominal
+/// weight ([`Params::skip_gram_weight`], [`Params::dictionary_weight`]).
+struct View<'a> {
+    name: &'static str,
+    vecs: &'a relate::linalg::Mat,
+    weight: f32,
+}
+
+impl<'a> View<'a> {
+    /// The views the build has, at their nominal weights: the text's SVD and skip-gram share
+    /// what the dictionary leaves, by the skip-gram's weight.
+    fn all(
+        svd: &'a relate::linalg::Mat,
+        skip_gram: Option<&'a relate::linalg::Mat>,
+        dictionary: Option<&'a relate::linalg::Mat>,
+        p: &Params,
+    ) -> Vec<View<'a>> {
+        let text = if dictionary.is_some() {
+            1.0 - p.dictionary_weight
+        } else {
+            1.0
+        };
+        let sg = if skip_gram.is_some() {
+            p.skip_gram_weight
+        } else {
+            0.0
+        };
+        let mut views = vec![View {
+            name: "svd",
+            vecs: svd,
+            weight: text * (1.0 - sg),
+        }];
+        views.extend(skip_gram.map(|vecs| View {
+            name: "skip_gram",
+            vecs,
+            weight: text * sg,
+        }));
+        views.extend(dictionary.map(|vecs| View {
+            name: "dictionary",
+            vecs,
+            weight: p.dictionary_weight,
+        }));
+        views
+    }
+}
+
+/// The views joined so that each weighs its nominal share in standard deviations of its own
+/// cosines between card words and clue words ([`relate::spread_weights`]), and for `meta`
+/// each view's `name spread weight`: raw cosines would give the skip-gram, whose 50
+/// dimensions spread its cosines twice as wide as the SVDs' 200, half the say.
+fn join_views(views: &[View<'_>], vocab: &Vocab) -> (relate::linalg::Mat, String) {
+    let cards: Vec<u32> = vocab.cards.iter().map(|&(_, id)| id).collect();
+    let clues: Vec<u32> = (0..vocab.len() as u32)
+        .filter(|&i| vocab.candidate[i as usize])
+        .collect();
+    let spreads: Vec<f32> = views
+        .iter()
+        .map(|v| relate::cosine_spread(v.vecs, &cards, &clues))
+        .collect();
+    let nominal: Vec<f32> = views.iter().map(|v| v.weight).collect();
+    let weights = relate::spread_weights(&nominal, &spreads);
+    let joined: Vec<(&relate::linalg::Mat, f32)> = views
+        .iter()
+        .zip(&weights)
+        .map(|(v, &w)| (v.vecs, w))
+        .collect();
+    let described = views
+        .iter()
+        .zip(spreads.iter().zip(&weights))
+        .map(|(v, (s, w))| format!("{} {s:.4} {w:.4}", v.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (relate::join_all(&joined), described)
+}
+
 pub fn run(build: &Build, p: &Params) -> Result<()> {
     p.check().map_err(anyhow::Error::msg)?;
     let reader = build.reader();
@@ -203,18 +278,16 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     let m = relate::ppmi(&cooc, p.alpha);
     times.push(("seconds_ppmi", t.elapsed().as_secs_f64()));
     let t = Instant::now();
-    let vecs = relate::vectors(&m, p);
+    let svd = relate::vectors(&m, p);
     times.push(("seconds_svd", t.elapsed().as_secs_f64()));
     let t = Instant::now();
-    let vecs = if skip_gram {
+    let skip_gram_vecs = skip_gram.then(|| {
         let pb = progress::bar((stream.len() * p.skip_gram.epochs) as u64, "words");
         pb.set_prefix("relatedness: skip-gram");
         let sg = relate::sgns::train(&stream, vocab.len(), &p.skip_gram, |n| pb.inc(n));
         pb.finish_and_clear();
-        relate::join(&vecs, &sg, p.skip_gram_weight)
-    } else {
-        vecs
-    };
+        sg
+    });
     let stream_tokens = stream.iter().filter(|&&t| t != relate::sgns::SEP).count();
     drop(stream);
     times.push(("seconds_skip_gram", t.elapsed().as_secs_f64()));
@@ -222,13 +295,17 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     // The dictionary view: English only, WordNet being an English dictionary.
     let dictionary = p.dictionary_weight > 0.0 && language.is_english();
     let lexicon = dictionary.then(wordnet::Lexicon::embedded);
-    let (vecs, dictionary_words) = if let Some(lexicon) = &lexicon {
-        let (d, known) = dictionary_vectors(lexicon, &vocab.words, p);
-        (relate::join(&vecs, &d, p.dictionary_weight), known)
-    } else {
-        (vecs, 0)
+    let (dictionary_vecs, dictionary_words) = match &lexicon {
+        Some(lexicon) => {
+            let (d, known) = dictionary_vectors(lexicon, &vocab.words, p);
+            (Some(d), known)
+        }
+        None => (None, 0),
     };
     times.push(("seconds_dictionary", t.elapsed().as_secs_f64()));
+    let views = View::all(&svd, skip_gram_vecs.as_ref(), dictionary_vecs.as_ref(), p);
+    let (vecs, views) = join_views(&views, &vocab);
+    drop((svd, skip_gram_vecs, dictionary_vecs));
     let mut rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, p);
     let t = Instant::now();
     let definition_pairs = match &lexicon {
@@ -405,6 +482,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
             if dictionary { p.dictionary_weight } else { 0.0 }.to_string(),
         ),
         ("dictionary_words", dictionary_words.to_string()),
+        ("views", views),
         (
             "definition_weight",
             if lexicon.is_some() {

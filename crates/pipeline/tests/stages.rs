@@ -359,8 +359,15 @@ fn relatedness_against_a_hand_computation() {
     assert_eq!(c.meta("relatedness.window"), "10");
     assert_eq!(c.meta("relatedness.weighting"), "linear");
     // The dictionary view, English: WordNet has all five words.
-    assert_eq!(c.meta("relatedness.dictionary_weight"), "0.33333334");
+    assert_eq!(c.meta("relatedness.dictionary_weight"), "0.3");
     assert_eq!(c.meta("relatedness.dictionary_words"), "5");
+    // Each view's name, its cosines' spread and its weight as joined: the three, weighing 1.
+    let views = c.meta("relatedness.views");
+    let parts: Vec<Vec<&str>> = views.split(", ").map(|v| v.split(' ').collect()).collect();
+    let names: Vec<&str> = parts.iter().map(|p| p[0]).collect();
+    assert_eq!(names, ["svd", "skip_gram", "dictionary"], "{views}");
+    let total: f64 = parts.iter().map(|p| p[2].parse::<f64>().unwrap()).sum();
+    assert!((total - 1.0).abs() < 1e-3, "{views}");
     // Meetings in a sentence: bee–honey 2 (both Bee sentences), bee–flower 1, honey–flower 2
     // (Bee and Honey), car–wheel 2. Weighted by distance (window 10: neighbours 10, two apart
     // 9): bee–honey 20, bee–flower 9, honey–flower 20, car–wheel 20. Row sums r: bee 29,

@@ -33,11 +33,13 @@ pub struct BoardModel {
     /// 0.9 (MiniLM) and 2.4 (GloVe) points more games to the assassin, read as sharply as the
     /// rest: hence [`BoardModel::assassin_beta`] (README, "Judged by people").
     pub beta: f64,
-    /// How many team cards the assassin's chance costs: 3.5 (a lost game against about three
+    /// How many team cards the assassin's chance costs: 4.5 (a lost game against about four
     /// cards of a won one's lead); 1.5 lost more to the assassin, 6 and 10 took more turns. 3
-    /// until the SVDs took 200 dimensions: the finer knowledge plays quicker at any weight, and
-    /// 3.5 spends the gain on pace at the safety of before (3 lost 0.4 points more games to the
-    /// assassin, 4 was as safe and slower; README, "Judged by people").
+    /// until the SVDs took 200 dimensions, 3.5 until the views were weighed in standard
+    /// deviations: each time the knowledge played quicker at any weight, and the weight spends
+    /// the gain on pace at the safety of before (with the views so weighed, 3.5 and 4 lost 0.2
+    /// points more games to the assassin with MiniLM, 5 was as safe and slower; README,
+    /// "Judged by people").
     pub assassin_weight: f64,
     /// How sharply the guesser is taken to prefer a card over the assassin, per unit of
     /// relatedness: the assassin weighs `exp(assassin_beta·s)` where every other card weighs
@@ -58,7 +60,7 @@ impl Default for BoardModel {
     fn default() -> Self {
         BoardModel {
             beta: 0.6,
-            assassin_weight: 3.5,
+            assassin_weight: 4.5,
             assassin_beta: 0.35,
         }
     }

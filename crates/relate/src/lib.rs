@@ -70,16 +70,18 @@ pub struct Params {
     /// clue often for that alone ([`ScoreMix::card_factor`]; 0: the plain meetings).
     /// [`DEFAULT_MEETING_CARD_POWER`] by default.
     pub meeting_card_power: f32,
-    /// Weight of the skip-gram view in the joined vectors ([`join`]): the cosine is
-    /// `(1 − w)·cos_svd + w·cos_skipgram` (0: the SVD alone). Equal weights by default
-    /// ([`DEFAULT_SKIP_GRAM_WEIGHT`]).
+    /// The skip-gram view's share of the text's two views (the SVD has the rest), in standard
+    /// deviations of each view's cosines ([`spread_weights`]): the cosine is, up to a shift
+    /// and a scale, `(1 − w)·z(cos_svd) + w·z(cos_skipgram)` (0: the SVD alone).
+    /// [`DEFAULT_SKIP_GRAM_WEIGHT`] by default.
     pub skip_gram_weight: f32,
     /// The skip-gram's settings ([`sgns::SkipGram`]).
     pub skip_gram: sgns::SkipGram,
-    /// Weight of the dictionary view ([`dictionary`]) joined to the text's two: the cosine is
-    /// `(1 − w)·cos_text + w·cos_dictionary`, 0 for a word the dictionary lacks (0: the text
-    /// alone). A third by default, each view alike ([`DEFAULT_DICTIONARY_WEIGHT`]). English
-    /// only: the stage skips it for other languages.
+    /// The dictionary view's share ([`dictionary`]) beside the text's two, in standard
+    /// deviations of each view's cosines like [`Params::skip_gram_weight`]: `(1 − w)·text +
+    /// w·z(cos_dictionary)`, its cosine 0 for a word the dictionary lacks (0: the text alone).
+    /// [`DEFAULT_DICTIONARY_WEIGHT`] by default. English only: the stage skips it for other
+    /// languages.
     pub dictionary_weight: f32,
     /// How far, in standard deviations of the score, a card's score with a word its
     /// dictionary definition uses is raised, times the share of its senses that use it
@@ -310,20 +312,27 @@ pub fn ppmi(cooc: &Cooc, alpha: f64) -> Mat {
     out
 }
 
-/// The default [`Params::skip_gram_weight`]: the two views weigh alike. Measured with both
-/// outside guessers (seeds 1–30, then 31–50 held out): joined, the clues won 2.4 points more
-/// with MiniLM and lost 2.5 fewer games to the assassin than the SVD alone, and GloVe won 2.6
-/// more; they were slower (11.7 turns per win, not 11.1). At 0.3, 76.9 % and 22.2 % with
-/// MiniLM at 11.4 turns (README, "Judged by people").
-pub const DEFAULT_SKIP_GRAM_WEIGHT: f32 = 0.5;
+/// The default [`Params::skip_gram_weight`]: 4/7 of the text's share, so that the SVD, the
+/// skip-gram and the dictionary weigh 0.3, 0.4 and 0.3 of the cosine, each in standard
+/// deviations of its own cosines ([`spread_weights`]). Until the views were weighed so, half
+/// the text's share each, in raw cosines: the skip-gram's 50 dimensions spread its cosines
+/// twice as wide as the SVDs' 200 (0.153 against 0.080 and 0.076), which gave it about half the
+/// say. Measured with both outside guessers (seeds 1–30, people's two-card boards): a third
+/// each reached both cards of people's boards with MiniLM 52.7 % of the time (was 49.5 %) but
+/// lost 1.3 (MiniLM) and 1.9 (GloVe) points more games to the assassin; the skip-gram, which
+/// reads a word by its nearest neighbours in the sentence, is what keeps the assassin away
+/// (README, "Judged by people"). First measured as the text's only second view: joined, the
+/// clues won 2.4 points more with MiniLM and lost 2.5 fewer games to the assassin than the SVD
+/// alone.
+pub const DEFAULT_SKIP_GRAM_WEIGHT: f32 = 4.0 / 7.0;
 
-/// The default [`Params::dictionary_weight`]: the three views (SVD, skip-gram, dictionary) weigh
-/// alike. Measured with both outside guessers over seeds 1–50: MiniLM won 80.2 % (was 76.9 %)
-/// and lost 19.2 % to the assassin (was 22.1 %) at 11.0 turns per win (was 11.7); GloVe 92.6 /
-/// 6.9 (was 93.6 / 6.0). The dictionary's meaning, not only whether it knows a word, is what
-/// helped: the same weight with one vector for every known word lost (README, "Judged by
-/// people").
-pub const DEFAULT_DICTIONARY_WEIGHT: f32 = 1.0 / 3.0;
+/// The default [`Params::dictionary_weight`]: 0.3 of the cosine, in standard deviations of its
+/// cosines (see [`DEFAULT_SKIP_GRAM_WEIGHT`]). When it joined, a third of the raw cosine:
+/// MiniLM won 80.2 % (was 76.9 %) and lost 19.2 % to the assassin (was 22.1 %) at 11.0 turns
+/// per win (was 11.7); GloVe 92.6 / 6.9 (was 93.6 / 6.0). The dictionary's meaning, not only
+/// whether it knows a word, is what helped: the same weight with one vector for every known
+/// word lost (README, "Judged by people").
+pub const DEFAULT_DICTIONARY_WEIGHT: f32 = 0.3;
 
 /// The default [`Params::definition_weight`]: two standard deviations of the score for a word
 /// every sense of the card is defined by. The text relates `snowman` to what articles write
@@ -339,19 +348,72 @@ pub fn join(a: &Mat, b: &Mat, weight: f32) -> Mat {
     if weight <= 0.0 {
         return a.clone();
     }
-    assert_eq!(a.rows, b.rows, "one row per word in both views");
-    let (da, db) = (a.cols, b.cols);
-    let (sa, sb) = ((1.0 - weight).sqrt(), weight.sqrt());
-    let mut out = Mat::zeros(a.rows, da + db);
-    for (i, row) in out.data.chunks_mut((da + db).max(1)).enumerate() {
-        for (x, y) in row[..da].iter_mut().zip(&a.data[i * da..(i + 1) * da]) {
-            *x = y * sa;
-        }
-        for (x, y) in row[da..].iter_mut().zip(&b.data[i * db..(i + 1) * db]) {
-            *x = y * sb;
+    join_all(&[(a, 1.0 - weight), (b, weight)])
+}
+
+/// Views' unit-length word vectors side by side, each scaled by the square root of its weight
+/// (weights summing to 1): the joined rows are unit-length again and their cosine is
+/// `Σ weight·cos_view`. A view of weight 0 adds no columns.
+pub fn join_all(views: &[(&Mat, f32)]) -> Mat {
+    let kept: Vec<(&Mat, f32)> = views.iter().copied().filter(|&(_, w)| w > 0.0).collect();
+    let rows = kept.first().map_or(0, |(m, _)| m.rows);
+    assert!(
+        kept.iter().all(|(m, _)| m.rows == rows),
+        "one row per word in every view"
+    );
+    let width: usize = kept.iter().map(|(m, _)| m.cols).sum();
+    let mut out = Mat::zeros(rows, width);
+    for (i, row) in out.data.chunks_mut(width.max(1)).enumerate() {
+        let mut at = 0;
+        for &(m, w) in &kept {
+            let scale = w.sqrt();
+            for (x, y) in row[at..at + m.cols].iter_mut().zip(m.row(i)) {
+                *x = y * scale;
+            }
+            at += m.cols;
         }
     }
     out
+}
+
+/// How widely a view's cosines spread between the card words and the clue candidates (their
+/// standard deviation over every pair; `cards` and `clues` are rows of `v`). Views spread
+/// differently: the skip-gram's 50 dimensions give cosines twice as spread as the SVDs' 200.
+pub fn cosine_spread(v: &Mat, cards: &[u32], clues: &[u32]) -> f32 {
+    let pick = |ids: &[u32]| {
+        let mut m = Mat::zeros(ids.len(), v.cols);
+        for (r, &id) in ids.iter().enumerate() {
+            m.data[r * v.cols..(r + 1) * v.cols].copy_from_slice(v.row(id as usize));
+        }
+        m
+    };
+    let cos = Mat::mul(&pick(cards), false, &pick(clues), true);
+    Scale::of(&cos.data).std
+}
+
+/// The weights at which views join ([`join_all`]) so that each weighs its nominal share in
+/// standard deviations of its own cosines (`spreads`, [`cosine_spread`]): `weight / spread`,
+/// summing to 1. The joined cosine is then, up to a shift and a scale that the score's
+/// standardising takes away, `Σ weight·z(cos_view)`. A view whose cosines do not spread (no
+/// vectors) weighs nothing; with no view left, the nominal weights stand.
+pub fn spread_weights(weights: &[f32], spreads: &[f32]) -> Vec<f32> {
+    let raw: Vec<f32> = weights
+        .iter()
+        .zip(spreads)
+        .map(|(&w, &s)| {
+            if w > 0.0 && s > 1e-6 && s.is_finite() {
+                w / s
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let total: f32 = raw.iter().sum();
+    if total > 0.0 {
+        raw.iter().map(|w| w / total).collect()
+    } else {
+        weights.to_vec()
+    }
 }
 
 /// Unit-length word vectors `U·Σ^p` from the truncated SVD of `m`, dense (the text's PPMI) or

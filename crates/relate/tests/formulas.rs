@@ -1,5 +1,6 @@
 //! The relatedness formulas against hand computations on a tiny corpus.
 
+use relate::linalg::Mat;
 use relate::{Cooc, PairSet, Params, Relatedness, Scale, ScoreMix, TypeCounter, Vocab, quantile};
 
 /// Three words: `a` meets `b` twice and `c` once; `b` and `c` never meet.
@@ -285,7 +286,6 @@ fn parameters_that_build_no_measure_are_refused_by_flag() {
 /// Two views joined: unit rows again, and the cosine is the weighted mean of the views' cosines.
 #[test]
 fn joined_views_mix_their_cosines_by_weight() {
-    use relate::linalg::Mat;
     // View a: words 0 and 1 orthogonal (cos 0); view b (one dimension): the same (cos 1).
     let a = Mat {
         rows: 2,
@@ -306,4 +306,88 @@ fn joined_views_mix_their_cosines_by_weight() {
     assert!((dot(row(0), row(0)) - 1.0).abs() < 1e-6);
     // Weight 0: the first view alone.
     assert_eq!(relate::join(&a, &b, 0.0), a);
+}
+
+/// Unit rows of `rows × cols` from their entries.
+fn unit_rows(cols: usize, data: &[f32]) -> Mat {
+    let mut m = Mat {
+        rows: data.len() / cols,
+        cols,
+        data: data.to_vec(),
+    };
+    m.normalize_rows();
+    m
+}
+
+#[test]
+fn three_views_join_by_their_weights_by_hand() {
+    // Word 0 against word 1: cosines 0 (first view), 1 (second), 0.6 (third: (1,0)·(0.6,0.8)).
+    let a = unit_rows(2, &[1.0, 0.0, 0.0, 1.0]);
+    let b = unit_rows(1, &[1.0, 1.0]);
+    let c = unit_rows(2, &[1.0, 0.0, 0.6, 0.8]);
+    let j = relate::join_all(&[(&a, 0.5), (&b, 0.3), (&c, 0.2)]);
+    assert_eq!((j.rows, j.cols), (2, 5));
+    let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
+    // 0.5·0 + 0.3·1 + 0.2·0.6 = 0.42; each row's length Σ weights = 1.
+    assert!((dot(j.row(0), j.row(1)) - 0.42).abs() < 1e-6);
+    assert!((dot(j.row(1), j.row(1)) - 1.0).abs() < 1e-6);
+    // A view of weight 0 adds no columns; two views as `join` joins them.
+    let two = relate::join_all(&[(&a, 0.75), (&b, 0.25), (&c, 0.0)]);
+    assert_eq!(two, relate::join(&a, &b, 0.25));
+}
+
+#[test]
+fn a_views_spread_and_the_weights_in_standard_deviations_by_hand() {
+    // Card 0 against clues 1, 2, 3: cosines 1, 0, 0.6 → mean 1.6/3, variance
+    // (0.466667² + 0.533333² + 0.066667²)/3 = 0.168889, spread 0.410961.
+    let v = unit_rows(2, &[1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.6, 0.8]);
+    let s = relate::cosine_spread(&v, &[0], &[1, 2, 3]);
+    assert!((s - 0.410961).abs() < 1e-5, "{s}");
+    // Nominal 0.5 and 0.5 over spreads 0.1 and 0.2: 5 and 2.5, so 2/3 and 1/3.
+    let w = relate::spread_weights(&[0.5, 0.5], &[0.1, 0.2]);
+    assert!((w[0] - 2.0 / 3.0).abs() < 1e-6 && (w[1] - 1.0 / 3.0).abs() < 1e-6);
+    // A view that does not spread (no vectors) weighs nothing; with none left, the nominal.
+    assert_eq!(relate::spread_weights(&[0.5, 0.5], &[0.1, 0.0]), [1.0, 0.0]);
+    assert_eq!(relate::spread_weights(&[0.7, 0.3], &[0.0, 0.0]), [0.7, 0.3]);
+}
+
+#[test]
+fn spread_weights_make_the_joined_cosine_the_mean_of_standardised_views() {
+    // Two views of 2 cards and 3 clues: z(joined cosine) = z(½·z(cos_a) + ½·z(cos_b)) over
+    // the card–clue pairs, whatever their spreads.
+    let a = unit_rows(
+        3,
+        &[
+            1.0, 0.2, 0.0, 0.1, 1.0, 0.3, 0.9, 0.1, 0.4, 0.2, 0.8, 0.5, 0.3, 0.3, 1.0,
+        ],
+    );
+    let b = unit_rows(2, &[1.0, 0.1, 0.2, 1.0, 1.0, 0.9, 0.3, 1.0, 1.0, 0.0]);
+    let (cards, clues) = ([0u32, 1], [2u32, 3, 4]);
+    let cos = |m: &Mat| -> Vec<f32> {
+        let mut out = Vec::new();
+        for &t in &cards {
+            for &c in &clues {
+                out.push(
+                    m.row(t as usize)
+                        .iter()
+                        .zip(m.row(c as usize))
+                        .map(|(p, q)| p * q)
+                        .sum(),
+                );
+            }
+        }
+        out
+    };
+    let z = |v: &[f32]| -> Vec<f32> {
+        let s = Scale::of(v);
+        v.iter().map(|&x| s.z(x)).collect()
+    };
+    let spreads = [&a, &b].map(|m| relate::cosine_spread(m, &cards, &clues));
+    let w = relate::spread_weights(&[0.5, 0.5], &spreads);
+    let joined = z(&cos(&relate::join_all(&[(&a, w[0]), (&b, w[1])])));
+    let (za, zb) = (z(&cos(&a)), z(&cos(&b)));
+    let mean: Vec<f32> = za.iter().zip(&zb).map(|(x, y)| 0.5 * x + 0.5 * y).collect();
+    for (x, y) in joined.iter().zip(z(&mean)) {
+        assert!((x - y).abs() < 1e-4, "{joined:?}");
+    }
 }
