@@ -166,7 +166,7 @@ pub struct EvalArgs {
 #[derive(Args)]
 pub struct MarginArg {
     /// How far a target's score must exceed the clue's score with the assassin. Default per
-    /// strategy: relatedness 4.0 (in standard deviations of its scores); threshold and
+    /// strategy: relatedness 4.1 (in standard deviations of its scores); threshold and
     /// herfindahl 0.1 (about one more mention on a well-ranked page; threshold applies it to
     /// every target, herfindahl to its targets' check against the scores).
     #[arg(long)]
