@@ -183,9 +183,7 @@ impl<'a> View<'a> {
 /// dimensions spread its cosines twice as wide as the SVDs' 200, half the say.
 fn join_views(views: &[View<'_>], vocab: &Vocab) -> (relate::linalg::Mat, String) {
     let cards: Vec<u32> = vocab.cards.iter().map(|&(_, id)| id).collect();
-    let clues: Vec<u32> = (0..vocab.len() as u32)
-        .filter(|&i| vocab.candidate[i as usize])
-        .collect();
+    let clues = vocab.clue_ids();
     let spreads: Vec<f32> = views
         .iter()
         .map(|v| relate::cosine_spread(v.vecs, &cards, &clues))

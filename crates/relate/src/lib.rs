@@ -8,7 +8,7 @@
 //!   *second-order*, the words keep the same company (`honey`–`sugar`);
 //! - [`sgns`]: a second view, skip-gram (word2vec) vectors trained on the same sentences;
 //! - [`dictionary`]: a third, vectors from what a dictionary says each word means (WordNet's
-//!   glosses and links, read by the `wordnet` crate), [`join`]ed to the two;
+//!   glosses and links, read by the `wordnet` crate), [`join_all`]ed to the two;
 //! - [`Relatedness`]: the two, each standardised over all (card, clue) pairs, mixed; then
 //!   [`Relatedness::raise`]d where first-hand evidence says the words go together (a card's
 //!   dictionary definition names the clue: `snowman` → snow).
@@ -341,16 +341,6 @@ pub const DEFAULT_DICTIONARY_WEIGHT: f32 = 0.3;
 /// outside guessers over seeds 1–50 (README, "Judged by people").
 pub const DEFAULT_DEFINITION_WEIGHT: f32 = 2.0;
 
-/// Two views' unit-length word vectors side by side, scaled by `√(1 − weight)` and `√weight`:
-/// the joined rows are unit-length again and their cosine is `(1 − weight)·cos_a +
-/// weight·cos_b`. A weight of 0 returns `a`.
-pub fn join(a: &Mat, b: &Mat, weight: f32) -> Mat {
-    if weight <= 0.0 {
-        return a.clone();
-    }
-    join_all(&[(a, 1.0 - weight), (b, weight)])
-}
-
 /// Views' unit-length word vectors side by side, each scaled by the square root of its weight
 /// (weights summing to 1): the joined rows are unit-length again and their cosine is
 /// `Σ weight·cos_view`. A view of weight 0 adds no columns.
@@ -647,9 +637,7 @@ impl Relatedness {
     }
 
     pub fn compute(vocab: &Vocab, cooc: &Cooc, m: &Mat, vecs: &Mat, p: &Params) -> Relatedness {
-        let clues: Vec<u32> = (0..vocab.len() as u32)
-            .filter(|&i| vocab.candidate[i as usize])
-            .collect();
+        let clues = vocab.clue_ids();
         let cards = vocab.cards.clone();
         let nc = clues.len();
         let mut cooccurrences = vec![0u32; cards.len() * nc];

@@ -196,6 +196,13 @@ impl Vocab {
         out
     }
 
+    /// The ids of the clue candidates, in id order: the columns of every card word's row.
+    pub fn clue_ids(&self) -> Vec<u32> {
+        (0..self.len() as u32)
+            .filter(|&i| self.candidate[i as usize])
+            .collect()
+    }
+
     /// The id of a token, or [`NONE`].
     pub fn id(&self, token: &str) -> u32 {
         self.index.get(token).copied().unwrap_or(NONE)

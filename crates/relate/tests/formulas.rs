@@ -297,7 +297,7 @@ fn joined_views_mix_their_cosines_by_weight() {
         cols: 1,
         data: vec![1.0, 1.0],
     };
-    let j = relate::join(&a, &b, 0.25);
+    let j = relate::join_all(&[(&a, 0.75), (&b, 0.25)]);
     assert_eq!((j.rows, j.cols), (2, 3));
     let row = |i: usize| &j.data[i * 3..i * 3 + 3];
     let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>();
@@ -305,7 +305,7 @@ fn joined_views_mix_their_cosines_by_weight() {
     assert!((dot(row(0), row(1)) - 0.25).abs() < 1e-6);
     assert!((dot(row(0), row(0)) - 1.0).abs() < 1e-6);
     // Weight 0: the first view alone.
-    assert_eq!(relate::join(&a, &b, 0.0), a);
+    assert_eq!(relate::join_all(&[(&a, 1.0), (&b, 0.0)]), a);
 }
 
 /// Unit rows of `rows × cols` from their entries.
@@ -331,9 +331,10 @@ fn three_views_join_by_their_weights_by_hand() {
     // 0.5·0 + 0.3·1 + 0.2·0.6 = 0.42; each row's length Σ weights = 1.
     assert!((dot(j.row(0), j.row(1)) - 0.42).abs() < 1e-6);
     assert!((dot(j.row(1), j.row(1)) - 1.0).abs() < 1e-6);
-    // A view of weight 0 adds no columns; two views as `join` joins them.
+    // A view of weight 0 adds no columns: the two others as they join alone.
     let two = relate::join_all(&[(&a, 0.75), (&b, 0.25), (&c, 0.0)]);
-    assert_eq!(two, relate::join(&a, &b, 0.25));
+    assert_eq!((two.rows, two.cols), (2, 3));
+    assert_eq!(two, relate::join_all(&[(&a, 0.75), (&b, 0.25)]));
 }
 
 #[test]
