@@ -1,10 +1,12 @@
 # clue-db: `make pipeline` builds db/clues.sqlite from the offline corpus; `make test` runs the tests.
 SHARED ?= ../shared/data
-# Every corpus of the offline data: Wikispeedia (text and links), then the 2015 slice (text).
+# Every corpus of the offline data: Wikispeedia (text and links), then the text of the 2015
+# slice, the 2019 featured articles and Simple English Wikipedia (everyday words: its titles are
+# 345 of the 400 cards); a title an earlier corpus has is left out of a later one.
 # A bare clone, with no offline data beside it, builds from Simple English Wikipedia instead
 # (everyday words, full link tables), downloaded and verified once into DUMPS.
 ifneq ($(wildcard $(SHARED)/wikispeedia),)
-CORPUS ?= wikispeedia,enwiki-2015-wikiextractor
+CORPUS ?= wikispeedia,enwiki-2015-wikiextractor,enwiki-2019-wikiextractor,simplewiki-2017-wikiextractor
 else
 CORPUS ?= simplewiki
 endif
@@ -21,7 +23,7 @@ DUMPS ?= dumps
 # More flags for `clue-db pipeline all`, e.g. "--terms de-terms.txt" for a dewiki build.
 PIPELINE_FLAGS ?=
 MIRROR ?= https://dumps.wikimedia.org
-OFFLINE_CORPORA = wikispeedia enwiki-sample enwiki-2015-wikiextractor
+OFFLINE_CORPORA = wikispeedia enwiki-sample enwiki-2015-wikiextractor enwiki-2019-wikiextractor simplewiki-2017-wikiextractor
 comma := ,
 WIKIS = $(filter-out $(OFFLINE_CORPORA),$(subst $(comma), ,$(CORPUS)))
 

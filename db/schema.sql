@@ -157,23 +157,25 @@ CREATE TABLE IF NOT EXISTS card_words (
 );
 
 -- One row per (card word, clue word): the score and the evidence it is made of, keyed by ids
--- (card_words.id, clue_words.id) rather than words: ~32 bytes a row instead of 52.
+-- (card_words.id, clue_words.id) rather than words, the three measures as whole numbers of
+-- ten-thousandths (2-3 bytes each, not a REAL's 8): ~20 bytes a row. Read them through the
+-- `relatedness` view, which gives them as REALs. Schema 8: the measures were REALs before.
 CREATE TABLE IF NOT EXISTS relatedness_by_id (
     card_id       INTEGER NOT NULL,  -- card_words.id
     clue_id       INTEGER NOT NULL,  -- clue_words.id
-    score         REAL    NOT NULL,  -- z(w*z(ppmi) + (1-w)*z(cosine) + e*z(ln(1 + cooccurrences))), see db/README.md
-    ppmi          NUMERIC NOT NULL,  -- first order: mean of PPMI(term, clue) and PPMI(clue, term);
-                                     -- NUMERIC so that a 0 (a pair that never meets: 79 % of the
-                                     -- rows offline) is stored as the integer 0, in no byte
-    cosine        REAL    NOT NULL,  -- second order: cosine of the SVD word vectors
+    score_e4      INTEGER NOT NULL,  -- round(10000 * score); score = z(w*z(ppmi) + (1-w)*z(cosine) + e*z(ln(1 + cooccurrences))), see db/README.md
+    ppmi_e4       INTEGER NOT NULL,  -- round(10000 * ppmi); first order: mean of PPMI(term, clue) and
+                                     -- PPMI(clue, term); 0 for a pair that never meets (most rows)
+    cosine_e4     INTEGER NOT NULL,  -- round(10000 * cosine); second order: cosine of the joined word vectors
     cooccurrences INTEGER NOT NULL,  -- meetings within the window, same sentence
     PRIMARY KEY (card_id, clue_id)
 ) WITHOUT ROWID;
 
--- relatedness_by_id with the words: the table of schemas 4 and 5 (ppmi a REAL again), so that
--- queries written for it still run.
+-- relatedness_by_id with the words and the measures as REALs: the table of schemas 4 and 5, so
+-- that queries written for it still run.
 CREATE VIEW IF NOT EXISTS relatedness (term, clue, score, ppmi, cosine, cooccurrences) AS
-SELECT c.word, w.word, r.score, CAST(r.ppmi AS REAL), r.cosine, r.cooccurrences
+SELECT c.word, w.word, r.score_e4 / 10000.0, r.ppmi_e4 / 10000.0, r.cosine_e4 / 10000.0,
+       r.cooccurrences
 FROM relatedness_by_id r
 JOIN card_words c ON c.id = r.card_id
 JOIN clue_words w ON w.id = r.clue_id;
@@ -186,13 +188,9 @@ CREATE TABLE IF NOT EXISTS relatedness_vectors (
     scores BLOB    NOT NULL   -- relatedness.score per clue word
 ) WITHOUT ROWID;
 
--- How a guesser reads a clue it is given, packed as relatedness_vectors: one row per card word,
--- one little-endian float32 per clue word in clue_words.id order. First-order co-occurrence
--- (PPMI, shrunk for pairs that met seldom) and the SVD cosine, mixed (db/README.md, "Reading").
-CREATE TABLE IF NOT EXISTS relatedness_reading (
-    term   TEXT PRIMARY KEY,
-    scores BLOB NOT NULL
-) WITHOUT ROWID;
+-- How a guesser reads a clue it is given (db/README.md, "Reading") is not stored: it is
+-- computed from relatedness_by_id's measures and the scales in `meta` (relatedness.reading_*).
+-- Schemas 5 to 7 kept it as the table relatedness_reading.
 
 -- The other written forms of the clue words (plurals folded into one word): a form people write
 -- (`animal`) leads to the clue word it was counted under (`animals`, the form written most).
@@ -211,6 +209,26 @@ CREATE TABLE IF NOT EXISTS relatedness_evidence (
     excerpt TEXT,              -- a sentence of that page where they meet
     PRIMARY KEY (term, clue)
 ) WITHOUT ROWID;
+
+-- Any vocabulary word as a card (stage `relatedness`; db/README.md, "Any word as a card"): a
+-- word typed on a board that no list named is scored at query time from what these keep of
+-- every clue word. New in schema 8.
+-- The joined word vectors of the clue words, packed in one row: `vectors` holds `dims`
+-- little-endian IEEE half-precision floats per clue word, in clue_words.id order.
+CREATE TABLE IF NOT EXISTS clue_vectors (
+    dims    INTEGER NOT NULL,
+    vectors BLOB    NOT NULL
+);
+
+-- Per clue word, what its score as a card needs beside its vector: the clue words it meets
+-- most, the rest of its meetings summed, and the clue words its dictionary definition names.
+CREATE TABLE IF NOT EXISTS clue_company (
+    id            INTEGER PRIMARY KEY,  -- clue_words.id
+    meetings      BLOB    NOT NULL,     -- (clue_words.id uint32, meetings uint16, at most 65535) little-endian, by id
+    rest_meetings INTEGER NOT NULL,     -- its meetings with the clue words not in `meetings`, summed
+    rest_pairs    INTEGER NOT NULL,     -- how many of those it meets at all
+    definition    BLOB    NOT NULL      -- (clue_words.id uint32, share float32) little-endian: words its definition names
+);
 
 -- The set-network spymaster's trained weights (stage `setnet`, `--strategy setnet`): one row per
 -- named tensor, `shape` its dimensions joined by `x` (`64x96`), `data` one little-endian float32

@@ -45,9 +45,33 @@ pub struct BenchSuggestArgs {
     /// (`--seed` is not used). Two databases give the same answers when the outputs are equal.
     #[arg(long, conflicts_with = "print_boards")]
     answers: bool,
+    /// Boards of typed words instead: drawn from the most frequent clue words with no stored
+    /// row (the first N of them, by occurrences), each board's rows computed anew from the
+    /// stored vectors (the rows of earlier boards are forgotten), as a user typing words no
+    /// list names would meet them.
+    #[arg(long, value_name = "N", conflicts_with = "answers")]
+    typed: Option<usize>,
     /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
+}
+
+/// The `n` most frequent clue words with no stored row, the words of `--typed` boards.
+fn typed_words(k: &StoreKnowledge, n: usize) -> Result<Vec<String>> {
+    if !k.any_word()? {
+        bail!("--typed: this database keeps no clue vectors, so no word but its cards can be one");
+    }
+    let stored: std::collections::HashSet<String> = k.card_words()?.into_iter().collect();
+    let clues = k.clue_words()?;
+    let mut order: Vec<usize> = (0..clues.len())
+        .filter(|&i| !stored.contains(&clues.words[i]))
+        .collect();
+    order.sort_by(|&a, &b| clues.counts[b].cmp(&clues.counts[a]).then(a.cmp(&b)));
+    order.truncate(n);
+    if order.len() < 25 {
+        bail!("--typed {n}: {} words, a board needs 25", order.len());
+    }
+    Ok(order.into_iter().map(|i| clues.words[i].clone()).collect())
 }
 
 /// Latency figures of one strategy, in milliseconds.
@@ -115,8 +139,12 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
         bail!("--boards 0: give how many boards to time (1 or more)");
     }
     let store = Store::open(&a.db)?;
-    let k = StoreKnowledge::new(&store);
-    let terms = k.card_words()?;
+    let cache = std::sync::Arc::new(query::store_knowledge::KnowledgeCache::default());
+    let k = StoreKnowledge::with_cache(&store, cache.clone());
+    let terms = match a.typed {
+        Some(n) => typed_words(&k, n)?,
+        None => k.card_words()?,
+    };
     if let Some(n) = a.print_boards {
         for req in boards(&terms, n, a.seed)? {
             writeln!(out, "{}", board_line(&req)?)?;
@@ -135,9 +163,13 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
     let reqs = boards(&terms, a.boards, a.seed)?;
     writeln!(
         out,
-        "suggest in one process: {} boards per strategy (seed {}), --top {TOP}, {}",
+        "suggest in one process: {} boards per strategy (seed {}{}), --top {TOP}, {}",
         reqs.len(),
         a.seed,
+        match a.typed {
+            Some(n) => format!(", typed words: {n} most frequent clue words with no stored row"),
+            None => String::new(),
+        },
         a.db.display()
     )?;
     writeln!(
@@ -150,6 +182,9 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
         let mut ms = Vec::with_capacity(reqs.len());
         let mut no_clue = 0usize;
         for (i, req) in reqs.iter().enumerate() {
+            if a.typed.is_some() {
+                cache.forget_rows();
+            }
             let start = Instant::now();
             let ans = answer(&k, req, strategy)
                 .with_context(|| format!("board {i}: {}", board_line(req).unwrap_or_default()))?;

@@ -91,9 +91,13 @@ pub struct PipelineArgs {
     /// The folder of hand-kept inputs (terms.txt, term_pages.tsv, synonyms.tsv).
     #[arg(long, default_value = "pipeline")]
     inputs: PathBuf,
-    /// The card words, one per line [default: INPUTS/terms.txt, the English list].
+    /// The card words, one per line; repeat it for several lists (a word in two lists is
+    /// stored once) [default: INPUTS/terms.txt, the 400 cards of the original English game, and
+    /// the other editions' lists of DATA/word-lists (Codenames Duet, Deep Undercover) when that
+    /// folder exists]. Every other word the corpus knows well enough can be a card too, answered
+    /// from the stored vectors; listed words get stored rows (quicker, and their evidence).
     #[arg(long)]
-    terms: Option<PathBuf>,
+    terms: Vec<PathBuf>,
     /// Keep every neighbour of a term page as a clue page, not only the cut.
     #[arg(long)]
     keep_all_neighbours: bool,
@@ -347,6 +351,14 @@ pub fn corpus_request(data: &Path, dumps: &Path, corpus: &str) -> Result<(Reques
             Format::Extractor,
             "enwiki-2015-wikiextractor/enwiki-20150515-wikiextractor-ids12-60633.txt.xz",
         ),
+        "enwiki-2019-wikiextractor" => (
+            Format::Extractor,
+            "enwiki-2019-wikiextractor/enwiki-2019-featured-wikiextractor.txt.xz",
+        ),
+        "simplewiki-2017-wikiextractor" => (
+            Format::Extractor,
+            "simplewiki-2017-wikiextractor/simplewiki-2017-wikiextractor.txt.xz",
+        ),
         other => unreachable!("{other} is an offline corpus"),
     };
     let path = data.join(rel);
@@ -387,7 +399,13 @@ fn build_language(lang: Option<&str>, wikis: &[String]) -> Result<text::Language
 pub fn pipeline(a: PipelineArgs) -> Result<()> {
     let config = pipeline::Config {
         inputs: a.inputs.clone(),
-        terms: a.terms.clone(),
+        terms: if a.terms.is_empty() {
+            let mut files = vec![a.inputs.join("terms.txt")];
+            files.extend(pipeline::word_lists(&a.data.join("word-lists"))?);
+            files
+        } else {
+            a.terms.clone()
+        },
         keep_all_neighbours: a.keep_all_neighbours,
         relate: pipeline::RelateParams {
             window: a.window,
@@ -538,5 +556,21 @@ pub fn info(db: &Path) -> Result<()> {
     for (k, v) in store.all_meta().context("reading table meta")? {
         writeln!(out, "{k}\t{v}")?;
     }
+    // What a board may hold, after the build's own records.
+    let k = query::store_knowledge::StoreKnowledge::new(&store);
+    let stored = query::Knowledge::card_words(&k)?.len();
+    writeln!(out, "cards.stored\t{stored}")?;
+    let any = if k.any_word()? {
+        format!(
+            "yes: any of the {} clue words (or their forms) can be a card, scored from the \
+             stored vectors",
+            query::Knowledge::clue_words(&k)?.len()
+        )
+    } else {
+        "no: only the stored card words (this database keeps no clue vectors; rebuild with \
+         `clue-db pipeline all`)"
+            .to_string()
+    };
+    writeln!(out, "cards.any_word\t{any}")?;
     Ok(())
 }

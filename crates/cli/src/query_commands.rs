@@ -111,6 +111,8 @@ pub struct PlayArgs {
     /// Blue reveals one of its cards after each red turn (default: red plays alone).
     #[arg(long)]
     opponent: bool,
+    #[command(flatten)]
+    words: WordsArg,
     #[arg(long)]
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
@@ -122,6 +124,8 @@ pub struct EvalArgs {
     /// Games per strategy.
     #[arg(long, default_value_t = 100)]
     games: usize,
+    #[command(flatten)]
+    words: WordsArg,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Strategies to compare, comma-separated.
@@ -160,6 +164,86 @@ pub struct EvalArgs {
     json: bool,
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
+}
+
+/// The word list boards are drawn from, shared by `play` and `eval`.
+#[derive(Args)]
+pub struct WordsArg {
+    /// Draw boards from a word list instead of the card words with stored rows: `codenames`
+    /// (the 400 cards of the original game, INPUTS/terms.txt), `duet` (Codenames Duet),
+    /// `deep-undercover` (Codenames: Deep Undercover; both in DATA/word-lists/), or a file of
+    /// one card a line, in any case (a group's own pack). Words the database cannot score are
+    /// named and left out; 25 must remain.
+    #[arg(long, value_name = "LIST")]
+    words: Option<String>,
+    /// The shared data folder, where `duet` and `deep-undercover` are.
+    #[arg(long, default_value = "../shared/data", value_name = "DIR")]
+    data: PathBuf,
+    /// The folder of hand-kept inputs, where `codenames` is (terms.txt).
+    #[arg(long, default_value = "pipeline", value_name = "DIR")]
+    inputs: PathBuf,
+}
+
+impl WordsArg {
+    /// The file behind `--words`: a list by name, else the path given.
+    fn file(&self, list: &str) -> PathBuf {
+        match list {
+            "codenames" => self.inputs.join("terms.txt"),
+            "duet" | "deep-undercover" => self.data.join("word-lists").join(format!("{list}.txt")),
+            path => PathBuf::from(path),
+        }
+    }
+
+    /// The list's words the database can score as cards, in the list's order, and a warning
+    /// naming the others; `None` without `--words`.
+    pub fn deck(&self, k: &StoreKnowledge) -> Result<Option<(String, Vec<String>)>> {
+        let Some(list) = &self.words else {
+            return Ok(None);
+        };
+        let file = self.file(list);
+        if !file.exists() {
+            bail!(
+                "--words {list}: {} not found (give `codenames`, `duet`, `deep-undercover` or \
+                 a file of one card a line)",
+                file.display()
+            );
+        }
+        let mut words: Vec<String> = Vec::new();
+        for w in pipeline::inputs::read_terms(&file)
+            .with_context(|| format!("--words {list}"))?
+            .iter()
+            .map(|w| normalize_word(w))
+        {
+            if !words.contains(&w) {
+                words.push(w);
+            }
+        }
+        let mut known = Vec::with_capacity(words.len());
+        let mut unknown = Vec::new();
+        for w in words {
+            if k.is_card(&w)? {
+                known.push(w);
+            } else {
+                unknown.push(w);
+            }
+        }
+        if !unknown.is_empty() {
+            let near = k.card_vocabulary()?;
+            warn(&unknown_words(
+                &unknown,
+                &near,
+                &format!("left out of the boards of {}", file.display()),
+            ));
+        }
+        if known.len() < 25 {
+            bail!(
+                "--words {list}: {} of its words can be cards ({} cannot), a board needs 25",
+                known.len(),
+                unknown.len()
+            );
+        }
+        Ok(Some((list.clone(), known)))
+    }
 }
 
 /// The margins and the relatedness ranking, shared by the commands that pick clues.
@@ -293,15 +377,13 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
     check_board(&req)?;
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
-    let known = match strategy {
-        StrategyKind::Relatedness(_) | StrategyKind::Setnet(_) => k.card_words()?,
-        _ => store.terms()?,
+    const THEN: &str = "it is never a target, and as a card to avoid it counts as a risk";
+    let warnings = match strategy {
+        StrategyKind::Relatedness(_) | StrategyKind::Setnet(_) => {
+            unknown_cards(&k, &req.board_words(), THEN)?
+        }
+        _ => unknown_words(&req.board_words(), &store.terms()?, THEN),
     };
-    let warnings = unknown_words(
-        &req.board_words(),
-        &known,
-        "it is never a target, and as a card to avoid it counts as a risk",
-    );
     warn(&warnings);
     let mut ans = answer(&k, &req, strategy)?;
     ans.warnings = warnings;
@@ -491,8 +573,7 @@ pub fn guess(a: GuessArgs) -> Result<()> {
         bail!("--clue {clue:?} is the card {card:?} on --board: a clue is never a board word");
     }
     let k = StoreKnowledge::new(&store);
-    let known = known_words(&store)?;
-    let mut warnings = unknown_words(&board, &known, "it is never guessed");
+    let mut warnings = unknown_cards(&k, &board, "it is never guessed")?;
     if !store.is_clue(&clue)? && store.clue_of_form(&clue)?.is_none() {
         warnings.push(format!(
             "{clue:?} is no clue word of the database: nothing relates to it"
@@ -527,11 +608,19 @@ pub fn play(a: PlayArgs) -> Result<()> {
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
     let guesser = guesser(&a.guesser, &k)?;
+    let deck = match a.words.deck(&k)? {
+        Some((_, words)) => Some(game::Deck::new(&k, words)?),
+        None => None,
+    };
+    let board_k: &dyn Knowledge = match &deck {
+        Some(d) => d,
+        None => &k,
+    };
     let g = game::play(
         a.seed,
         &strategy,
         guesser.as_ref(),
-        &k,
+        board_k,
         &StoreLexicon::new(&store),
         &PlayParams {
             opponent: a.opponent,
@@ -587,6 +676,22 @@ pub fn play(a: PlayArgs) -> Result<()> {
         g.clues, g.correct, g.incorrect
     )?;
     Ok(())
+}
+
+/// A warning for each board word the relatedness strategies cannot score as a card (no stored
+/// row, and no vocabulary word: [`StoreKnowledge::is_card`]), naming the closest words that
+/// can be cards.
+pub fn unknown_cards(k: &StoreKnowledge, board: &[String], what_then: &str) -> Result<Vec<String>> {
+    let mut unknown = Vec::new();
+    for w in board {
+        if !k.is_card(w)? {
+            unknown.push(w.clone());
+        }
+    }
+    if unknown.is_empty() {
+        return Ok(unknown);
+    }
+    Ok(unknown_words(&unknown, &k.card_vocabulary()?, what_then))
 }
 
 /// A warning for each board word the database does not know (not in `known`), naming the
@@ -663,6 +768,38 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             a.json,
         );
     }
+    // Boards only of cards every guesser can guess: a card outside an outside guesser's
+    // vocabulary is never guessed, and a board holding it would judge the vocabulary, not the
+    // clues (people know the word).
+    let (name, words) = match a.words.deck(&k)? {
+        Some((name, words)) => (Some(name), words),
+        None => (None, k.card_words()?),
+    };
+    let (words, unseen): (Vec<String>, Vec<String>) = words
+        .into_iter()
+        .partition(|w| guessers.iter().all(|g| g.knows(w)));
+    if !unseen.is_empty() {
+        let shown: Vec<&str> = unseen.iter().take(20).map(String::as_str).collect();
+        eprintln!(
+            "clue-db: note: {} card words left out of the boards, unknown to a guesser's \
+             vocabulary: {}{}",
+            unseen.len(),
+            shown.join(", "),
+            if unseen.len() > shown.len() {
+                ", …"
+            } else {
+                ""
+            }
+        );
+    }
+    let deck = Some((
+        name.unwrap_or_else(|| "the stored card words".to_string()),
+        game::Deck::new(&k, words).context("the boards' cards")?,
+    ));
+    let board_k: &dyn Knowledge = match &deck {
+        Some((_, d)) => d,
+        None => &k,
+    };
     let mut turns_file = JsonLines::create(a.turns.as_deref())?;
     let mut write_turn = |r: &game::TurnRecord| turns_file.write(r);
     let reports = game::eval(
@@ -670,7 +807,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         a.seed,
         &strategies,
         &guessers,
-        &k,
+        board_k,
         &lexicon,
         &PlayParams {
             opponent: a.opponent,
@@ -688,14 +825,26 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             "games": a.games,
             "seed": a.seed,
             "strategies": reports,
+            "words": deck.as_ref().map(|(name, d)| serde_json::json!({
+                "list": name,
+                "cards": d.card_words().map(|w| w.len()).unwrap_or(0),
+                "left_out": unseen.len(),
+            })),
         });
         writeln!(out, "{}", serde_json::to_string(&v)?)?;
         return Ok(());
     }
     writeln!(
         out,
-        "{} games per strategy, seed {} ({EVAL_NOTE})",
-        a.games, a.seed
+        "{} games per strategy, seed {}{} ({EVAL_NOTE})",
+        a.games,
+        a.seed,
+        deck.as_ref()
+            .map(|(name, d)| format!(
+                ", boards from {name} ({} cards)",
+                d.card_words().map(|w| w.len()).unwrap_or(0)
+            ))
+            .unwrap_or_default()
     )?;
     writeln!(
         out,

@@ -17,8 +17,13 @@ use std::path::{Path, PathBuf};
 pub const VERIFIED: &str = "VERIFIED";
 
 /// The corpus names that are no dump run: the offline corpora of the shared data folder.
-pub const OFFLINE_CORPORA: [&str; 3] =
-    ["wikispeedia", "enwiki-sample", "enwiki-2015-wikiextractor"];
+pub const OFFLINE_CORPORA: [&str; 5] = [
+    "wikispeedia",
+    "enwiki-sample",
+    "enwiki-2015-wikiextractor",
+    "enwiki-2019-wikiextractor",
+    "simplewiki-2017-wikiextractor",
+];
 
 /// Whether a folder name is a run's date, `YYYYMMDD`.
 fn is_date(name: &str) -> bool {

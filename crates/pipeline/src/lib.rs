@@ -71,9 +71,11 @@ fn check_inputs(build: &Build, name: &str) -> Result<()> {
 pub struct Config {
     /// Folder holding `terms.txt`, `term_pages.tsv`, `synonyms.tsv`.
     pub inputs: std::path::PathBuf,
-    /// The card words, when not `inputs/terms.txt` (`--terms FILE`: another game's list, or
-    /// another language's).
-    pub terms: Option<std::path::PathBuf>,
+    /// The card words' files, read together (a word in two lists once): empty for
+    /// `inputs/terms.txt` alone. `--terms FILE` (another game's list, another language's), or by
+    /// default `inputs/terms.txt` and the other editions' lists the data folder has
+    /// ([`word_lists`]).
+    pub terms: Vec<std::path::PathBuf>,
     /// Keep every neighbour as a clue page, not only the cut (see [`clue_pages`]).
     pub keep_all_neighbours: bool,
     /// The relatedness measure's parameters (see [`relatedness`]).
@@ -82,11 +84,34 @@ pub struct Config {
     pub setnet: ::setnet::Params,
 }
 
+/// The word lists of other Codenames editions in `folder` (`../shared/data/word-lists`: Duet,
+/// Deep Undercover), sorted, when it exists: the cards players bring, which a default build
+/// stores rows for beside `terms.txt`. None when the folder is absent (a bare clone): its words
+/// are then answered from the stored vectors like any typed word.
+pub fn word_lists(folder: &std::path::Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    if !folder.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for entry in
+        std::fs::read_dir(folder).map_err(|e| anyhow::anyhow!("{}: {e}", folder.display()))?
+    {
+        let path = entry
+            .map_err(|e| anyhow::anyhow!("{}: {e}", folder.display()))?
+            .path();
+        if path.extension().is_some_and(|x| x == "txt") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             inputs: "pipeline".into(),
-            terms: None,
+            terms: Vec::new(),
             keep_all_neighbours: false,
             relate: relate::Params::default(),
             setnet: ::setnet::Params::default(),

@@ -74,38 +74,126 @@ fn each_text<A: Send>(
     Ok(())
 }
 
+/// The clue words `word`'s dictionary definition names ([`wordnet::Definitions::of`]), each
+/// in any of its forms (`animal` → `animals`), as `(clue index, share)`, the word itself (id
+/// `own`) left out; one pair a clue, its largest share.
+fn definition_of(
+    definitions: &wordnet::Definitions,
+    vocab: &Vocab,
+    clue_index: &HashMap<u32, usize>,
+    word: &str,
+    own: u32,
+) -> Vec<(usize, f32)> {
+    let mut pairs: Vec<(usize, f32)> = definitions
+        .of(word)
+        .into_iter()
+        .filter_map(|(w, share)| {
+            let id = vocab.id(&w);
+            (id != own)
+                .then(|| clue_index.get(&id).map(|&j| (j, share as f32)))
+                .flatten()
+        })
+        .collect();
+    // One pair once: two words of a definition can be forms of one clue word.
+    pairs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    pairs.dedup_by_key(|x| x.0);
+    pairs
+}
+
+/// Each clue word's position among the clue words, by vocabulary id.
+fn clue_index(rel: &Relatedness) -> HashMap<u32, usize> {
+    rel.clues
+        .iter()
+        .enumerate()
+        .map(|(j, &id)| (id, j))
+        .collect()
+}
+
 /// The pairs whose scores a card's dictionary definition raises ([`Relatedness::raise`]):
 /// `(card, clue, share)` as indices into `rel.cards` and `rel.clues`, each word of the card's
-/// definition ([`wordnet::Definitions::of`]) that is a clue word in any of its forms
-/// (`animal` → `animals`), the card itself left out.
+/// definition ([`definition_of`]).
 fn definition_pairs(
     lexicon: &wordnet::Lexicon,
     vocab: &Vocab,
     rel: &Relatedness,
 ) -> Vec<(usize, usize, f32)> {
     let definitions = lexicon.definitions();
-    let clue_index: HashMap<u32, usize> = rel
-        .clues
-        .iter()
-        .enumerate()
-        .map(|(j, &id)| (id, j))
-        .collect();
+    let clue_index = clue_index(rel);
     let mut pairs = Vec::new();
     for (t, (card, card_id)) in rel.cards.iter().enumerate() {
-        for (word, share) in definitions.of(card) {
-            let id = vocab.id(&word);
-            if id == *card_id {
-                continue;
-            }
-            if let Some(&j) = clue_index.get(&id) {
-                pairs.push((t, j, share as f32));
+        for (j, share) in definition_of(&definitions, vocab, &clue_index, card, *card_id) {
+            pairs.push((t, j, share));
+        }
+    }
+    pairs
+}
+
+/// Clue words whose meetings a clue word keeps exactly for being scored as a card
+/// (`clue_company`); its other meetings are kept as their sum. A word meets a few hundred
+/// clue words often and thousands once or twice: the few hundred are most of what the
+/// meetings add to its scores (db/README.md, "Any word as a card").
+pub const COMPANY_KEPT: usize = 256;
+
+/// What every clue word keeps for being scored as a card at query time ([`relate::Company`]):
+/// its meetings with the other clue words (exact for a card word; for any other word its
+/// weighted meetings divided by the mean weight of a meeting, measured on the card words'
+/// exact ones), and its definition. Also that mean weight, for `meta`.
+fn companies(
+    vocab: &Vocab,
+    cooc: &relate::Cooc,
+    rel: &Relatedness,
+    lexicon: Option<&wordnet::Lexicon>,
+) -> (Vec<relate::Company>, f64) {
+    let nc = rel.clues.len();
+    let n = cooc.n;
+    // The mean weight of one meeting, over the card words' exact meetings.
+    let (mut weighted, mut plain) = (0f64, 0f64);
+    for (t, &(_, card)) in rel.cards.iter().enumerate() {
+        for (j, &clue) in rel.clues.iter().enumerate() {
+            let m = rel.cooccurrences[t * nc + j];
+            if m > 0 {
+                plain += m as f64;
+                weighted += cooc.m[card as usize * n + clue as usize] as f64;
             }
         }
     }
-    // One pair once: two words of a definition can be forms of one clue word.
-    pairs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.total_cmp(&a.2)));
-    pairs.dedup_by_key(|x| (x.0, x.1));
-    pairs
+    let weight = if plain > 0.0 { weighted / plain } else { 1.0 };
+    let card_row: HashMap<u32, usize> = rel
+        .cards
+        .iter()
+        .enumerate()
+        .map(|(t, &(_, id))| (id, t))
+        .collect();
+    let definitions = lexicon.map(|l| l.definitions());
+    let index = clue_index(rel);
+    let companies = rel
+        .clues
+        .par_iter()
+        .enumerate()
+        .map(|(i, &id)| {
+            let meetings: Vec<u32> = match card_row.get(&id) {
+                Some(&t) => rel.cooccurrences[t * nc..(t + 1) * nc].to_vec(),
+                None => rel
+                    .clues
+                    .iter()
+                    .map(|&c| {
+                        let w = cooc.m[id as usize * n + c as usize] as f64;
+                        (w / weight).round() as u32
+                    })
+                    .collect(),
+            };
+            let mut meetings = meetings;
+            meetings[i] = 0;
+            let definition = definitions.as_ref().map_or_else(Vec::new, |d| {
+                definition_of(d, vocab, &index, &vocab.words[id as usize], id)
+                    .into_iter()
+                    .map(|(j, s)| (j as u32, s))
+                    .collect()
+            });
+            relate::Company::from_meetings(&meetings, COMPANY_KEPT, definition)
+        })
+        .collect();
+    (companies, weight)
 }
 
 /// The dictionary view's vectors for `words` ([`relate::dictionary`] over WordNet's contexts),
@@ -316,6 +404,26 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     times.push(("seconds_definitions", t.elapsed().as_secs_f64()));
     drop(m);
 
+    // Any vocabulary word as a card: every clue word's joined vector and company.
+    let t = Instant::now();
+    let (companies, meeting_mean_weight) = companies(&vocab, &cooc, &rel, lexicon.as_ref());
+    let dims = vecs.cols;
+    let clue_vecs: Vec<f32> = rel
+        .clues
+        .iter()
+        .flat_map(|&id| vecs.row(id as usize).iter().copied())
+        .collect();
+    // A card word neither the text nor the dictionary knows has no vector: its row would be
+    // every clue word's mean, a card that seems safe to avoid and is never reached. It gets no
+    // row, so that a board treats it as the unknown word it is (a warning, and a risk).
+    let blank: Vec<bool> = rel
+        .cards
+        .iter()
+        .map(|&(_, id)| vecs.row(id as usize).iter().all(|&x| x == 0.0))
+        .collect();
+    drop(vecs);
+    times.push(("seconds_company", t.elapsed().as_secs_f64()));
+
     // Evidence: each card word's strongest clue words, where they meet.
     let t = Instant::now();
     let nc = rel.clues.len();
@@ -378,7 +486,8 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         "relatedness_vectors",
         "relatedness_evidence",
         "clue_forms",
-        "relatedness_reading",
+        "clue_vectors",
+        "clue_company",
     ])?;
     let clue_words: Vec<(&str, u64, u64, f32)> = rel
         .clues
@@ -402,14 +511,28 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         .map(|(form, id)| (form, vocab.words[id as usize].as_str()))
         .collect();
     build.replace_clue_forms(&forms)?;
-    let cards: Vec<&str> = rel.cards.iter().map(|(c, _)| c.as_str()).collect();
+    let kept: Vec<usize> = (0..rel.cards.len()).filter(|&t| !blank[t]).collect();
+    let cards: Vec<&str> = kept.iter().map(|&t| rel.cards[t].0.as_str()).collect();
     build.replace_card_words(&cards)?;
-    for (ti, (card, id)) in rel.cards.iter().enumerate() {
+    build.replace_clue_vectors(dims, &clue_vecs)?;
+    for (j, c) in companies.iter().enumerate() {
+        build.insert_clue_company(
+            j as u32,
+            &store::CompanyRow {
+                meetings: c.meetings.clone(),
+                rest_meetings: c.rest_meetings,
+                rest_pairs: c.rest_pairs,
+                definition: c.definition.clone(),
+            },
+        )?;
+    }
+    for (card_id, &ti) in kept.iter().enumerate() {
+        let (card, id) = &rel.cards[ti];
         let k = ti * nc..(ti + 1) * nc;
         for j in 0..nc {
             let at = ti * nc + j;
             build.insert_relatedness(&RelatednessIds {
-                card_id: ti as u32,
+                card_id: card_id as u32,
                 clue_id: j as u32,
                 score: rel.score[at],
                 ppmi: rel.ppmi[at],
@@ -418,10 +541,12 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
             })?;
         }
         build.insert_relatedness_vector(card, vocab.counts[*id as usize], &rel.score[k.clone()])?;
-        build.insert_relatedness_reading(card, &rel.reading[k])?;
         pb.inc(1);
     }
     for (p_idx, &(ti, j)) in wanted_list.iter().enumerate() {
+        if blank[ti] {
+            continue;
+        }
         if let Some((page, n, sentence)) = &meetings.best[p_idx] {
             let excerpt = crate::count::excerpt(sentence);
             build.insert_meeting(
@@ -450,7 +575,15 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("sentences", cooc.sentences.to_string()),
         ("vocabulary", vocab.len().to_string()),
         ("clue_words", nc.to_string()),
-        ("card_words", rel.cards.len().to_string()),
+        ("card_words", kept.len().to_string()),
+        (
+            "card_words_unknown",
+            (0..rel.cards.len())
+                .filter(|&t| blank[t])
+                .map(|t| rel.cards[t].0.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
         ("card_words_unseen", unseen.join(",")),
         ("window", p.window.to_string()),
         ("weighting", p.weighting.name().to_string()),
@@ -494,8 +627,26 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("meetings_mean", rel.parts.meetings.mean.to_string()),
         ("meetings_std", rel.parts.meetings.std.to_string()),
         ("mix_mean", rel.mix_scale.mean.to_string()),
+        (
+            "reading_ppmi_mean",
+            rel.reading_scales.ppmi.mean.to_string(),
+        ),
+        ("reading_ppmi_std", rel.reading_scales.ppmi.std.to_string()),
+        (
+            "reading_cosine_mean",
+            rel.reading_scales.cosine.mean.to_string(),
+        ),
+        (
+            "reading_cosine_std",
+            rel.reading_scales.cosine.std.to_string(),
+        ),
+        ("reading_mix_mean", rel.reading_scales.mix.mean.to_string()),
+        ("reading_mix_std", rel.reading_scales.mix.std.to_string()),
         ("mix_std", rel.mix_scale.std.to_string()),
         ("evidence_pairs", wanted_list.len().to_string()),
+        ("vector_dims", dims.to_string()),
+        ("company_kept", COMPANY_KEPT.to_string()),
+        ("meeting_mean_weight", format!("{meeting_mean_weight:.4}")),
     ];
     figures.extend(times.iter().map(|(k, v)| (*k, format!("{v:.3}"))));
     record(build, "relatedness", &figures)

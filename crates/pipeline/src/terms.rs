@@ -8,14 +8,25 @@ use anyhow::Result;
 use store::Build;
 
 pub fn run(build: &Build, config: &Config) -> Result<()> {
-    let file = config
-        .terms
-        .clone()
-        .unwrap_or_else(|| config.inputs.join("terms.txt"));
-    let terms = inputs::read_terms(&file)?;
-    if terms.is_empty() {
-        anyhow::bail!("{}: no card word in this file", file.display());
+    let files = if config.terms.is_empty() {
+        vec![config.inputs.join("terms.txt")]
+    } else {
+        config.terms.clone()
+    };
+    let mut terms: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for file in &files {
+        let listed = inputs::read_terms(file)?;
+        if listed.is_empty() {
+            anyhow::bail!("{}: no card word in this file", file.display());
+        }
+        terms.extend(listed.into_iter().filter(|t| seen.insert(t.clone())));
     }
+    let file = files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(",");
     let synonyms_path = config.inputs.join("synonyms.tsv");
     let synonyms = if synonyms_path.exists() {
         inputs::read_pairs(&synonyms_path)?
@@ -42,7 +53,7 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         "terms",
         &[
             ("listed", terms.len().to_string()),
-            ("file", file.display().to_string()),
+            ("file", file),
             ("synonyms", synonyms.len().to_string()),
         ],
     )

@@ -589,3 +589,71 @@ fn eval_one(
         incorrect: t("incorrect"),
     })
 }
+
+/// Knowledge whose boards are drawn from a word list a player brings (`eval --words`,
+/// `play --words`: Codenames Duet, Deep Undercover, a group's own pack) rather than from the
+/// card words with stored rows; everything else is read from `inner`.
+pub struct Deck<'k> {
+    inner: &'k dyn Knowledge,
+    words: Vec<String>,
+}
+
+impl<'k> Deck<'k> {
+    /// Boards of `words` (at least 25, each once) over `inner`'s knowledge.
+    pub fn new(inner: &'k dyn Knowledge, words: Vec<String>) -> anyhow::Result<Deck<'k>> {
+        let mut seen = std::collections::HashSet::new();
+        if let Some(w) = words.iter().find(|w| !seen.insert(w.as_str())) {
+            anyhow::bail!("the word list holds {w:?} twice");
+        }
+        if words.len() < 25 {
+            anyhow::bail!(
+                "the word list has {} words: a board needs 25 different ones",
+                words.len()
+            );
+        }
+        Ok(Deck { inner, words })
+    }
+}
+
+impl Knowledge for Deck<'_> {
+    fn clues_of(&self, term: &str) -> anyhow::Result<Vec<(String, f64)>> {
+        self.inner.clues_of(term)
+    }
+    fn term_doc(&self, term: &str) -> anyhow::Result<Vec<(String, u64)>> {
+        self.inner.term_doc(term)
+    }
+    fn terms(&self) -> anyhow::Result<Vec<String>> {
+        self.inner.terms()
+    }
+    fn clue_words(&self) -> anyhow::Result<std::sync::Arc<crate::ClueWords>> {
+        self.inner.clue_words()
+    }
+    fn relatedness(&self, card: &str) -> anyhow::Result<Option<std::sync::Arc<[f32]>>> {
+        self.inner.relatedness(card)
+    }
+    fn relatedness_all(
+        &self,
+        cards: &[String],
+    ) -> anyhow::Result<Vec<Option<std::sync::Arc<[f32]>>>> {
+        self.inner.relatedness_all(cards)
+    }
+    fn top_scores(&self) -> anyhow::Result<std::sync::Arc<crate::TopScores>> {
+        self.inner.top_scores()
+    }
+    fn unknown_risk(&self, pos: &[String]) -> anyhow::Result<crate::threshold::ClueMap> {
+        self.inner.unknown_risk(pos)
+    }
+    fn reading(&self, card: &str) -> anyhow::Result<Option<std::sync::Arc<[f32]>>> {
+        self.inner.reading(card)
+    }
+    fn clue_form(&self, word: &str) -> anyhow::Result<Option<String>> {
+        self.inner.clue_form(word)
+    }
+    fn setnet(&self) -> anyhow::Result<std::sync::Arc<crate::setnet::Trained>> {
+        self.inner.setnet()
+    }
+    /// The list's words: what boards are drawn from.
+    fn card_words(&self) -> anyhow::Result<Vec<String>> {
+        Ok(self.words.clone())
+    }
+}

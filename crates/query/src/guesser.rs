@@ -13,6 +13,11 @@ pub trait Guesser {
     /// The name printed in reports.
     fn name(&self) -> &str;
     fn guess(&self, clue: &str, count: usize, words: &[String]) -> anyhow::Result<Vec<Guess>>;
+    /// Whether it can ever guess `card` (a guesser with a vocabulary of its own never guesses
+    /// a card outside it, so a board holding one cannot be won with it).
+    fn knows(&self, _card: &str) -> bool {
+        true
+    }
 }
 
 /// Guesser parameters.

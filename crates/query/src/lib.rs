@@ -25,6 +25,11 @@ pub trait Knowledge {
     fn relatedness(&self, _card: &str) -> anyhow::Result<Option<Arc<[f32]>>> {
         Ok(None)
     }
+    /// [`Knowledge::relatedness`] of several cards at once (a board's): a knowledge that
+    /// computes rows can then compute them together.
+    fn relatedness_all(&self, cards: &[String]) -> anyhow::Result<Vec<Option<Arc<[f32]>>>> {
+        cards.iter().map(|c| self.relatedness(c)).collect()
+    }
     /// Each clue's best scores (`clues_of`) with covered terms, best first (ties by term), at
     /// most [`threshold::TOP_SCORES`] per clue: what a card word the knowledge does not cover is
     /// assumed to score ([`threshold::unknown_risk`]). Read only when such a word is on a board.
@@ -136,4 +141,5 @@ pub mod setnet;
 pub mod store_knowledge;
 pub mod strategy;
 pub mod threshold;
+pub mod typed;
 pub mod vectors;

@@ -143,21 +143,29 @@ impl Rows {
                 "the database has no relatedness (clue_words is empty): run `clue-db pipeline relatedness`"
             );
         }
-        let mut pos = Vec::new();
-        for w in &req.pos {
-            if let Some(v) = k.relatedness(w)? {
-                pos.push((w.clone(), v));
-            }
-        }
+        // Every card's row in one call: rows computed at query time are computed together.
         let kinds = [
             req.neg.as_slice(),
             req.neutral.as_slice(),
             req.assassin.as_slice(),
         ];
+        let board: Vec<String> = req
+            .pos
+            .iter()
+            .chain(kinds.iter().flat_map(|w| w.iter()))
+            .cloned()
+            .collect();
+        let mut rows = k.relatedness_all(&board)?.into_iter();
+        let mut pos = Vec::new();
+        for w in &req.pos {
+            if let Some(v) = rows.next().flatten() {
+                pos.push((w.clone(), v));
+            }
+        }
         let mut avoid_rows: [Vec<Option<Arc<[f32]>>>; 3] = Default::default();
         for (kind, words) in kinds.iter().enumerate() {
-            for w in *words {
-                avoid_rows[kind].push(k.relatedness(w)?);
+            for _ in *words {
+                avoid_rows[kind].push(rows.next().flatten());
             }
         }
         // A board with nothing to avoid still asks that the clue single its targets out: the

@@ -3,6 +3,7 @@
 //! `text` crate's tables); and the checks on what users type.
 
 use crate::legality::Lexicon;
+use crate::typed::TypedCards;
 use crate::{ClueWords, Knowledge, TopScores};
 use anyhow::{Context, Result, bail};
 use std::cell::RefCell;
@@ -53,12 +54,23 @@ impl Knowledge for Store<'_> {
         self.clue_of_form(word).with_context(table("clue_forms"))
     }
 
+    /// From the card's stored measures (`relatedness_by_id`) and the scales the stage recorded
+    /// (`relatedness.reading_*`); a card with no stored row, or a database without the scales,
+    /// is read by its relatedness.
     fn reading(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
+        let Some(scales) = crate::typed::reading_scales(self)? else {
+            return Knowledge::relatedness(self, card);
+        };
         match self
-            .relatedness_reading(card)
-            .with_context(table("relatedness_reading"))?
+            .relatedness_parts(card)
+            .with_context(table("relatedness_by_id"))?
         {
-            Some(v) => Ok(Some(Arc::from(v))),
+            Some(parts) => Ok(Some(
+                parts
+                    .iter()
+                    .map(|&(p, c, n)| scales.read(p, c, n))
+                    .collect(),
+            )),
             None => Knowledge::relatedness(self, card),
         }
     }
@@ -118,6 +130,21 @@ pub struct KnowledgeCache {
     readings: Mutex<HashMap<String, Option<Arc<[f32]>>>>,
     /// The set network with its embedding and decoding matrix (`setnet`), read once.
     setnet: OnceLock<Arc<crate::setnet::Trained>>,
+    /// The clue words' vectors for words with no stored row (`None`: the database has none),
+    /// read when a board first holds such a word.
+    typed: OnceLock<Option<Arc<TypedCards>>>,
+    /// The card words with a stored row, sorted.
+    stored: OnceLock<Arc<Vec<String>>>,
+}
+
+impl KnowledgeCache {
+    /// Forgets every card's row and reading (the clue words, the vectors and the network
+    /// stay): the next board computes its typed words' rows anew (`bench-suggest --typed`).
+    pub fn forget_rows(&self) {
+        for m in [&self.vectors, &self.readings] {
+            m.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        }
+    }
 }
 
 /// The store as [`Knowledge`], keeping what a game or a benchmark reads again and again (the
@@ -156,6 +183,91 @@ impl<'s> StoreKnowledge<'s> {
     }
     pub fn store(&self) -> &'s Store<'s> {
         self.store
+    }
+
+    /// The clue words' vectors, read once; `None` for a database without them.
+    fn typed(&self) -> Result<Option<Arc<TypedCards>>> {
+        if let Some(t) = self.cache.typed.get() {
+            return Ok(t.clone());
+        }
+        let t = TypedCards::read(self.store)?.map(Arc::new);
+        Ok(self.cache.typed.get_or_init(|| t).clone())
+    }
+
+    /// The clue word a card with no stored row is scored as: the word itself, or the clue
+    /// word its form was counted under (`oceans` → `ocean`); `None` for a word the vocabulary
+    /// does not hold (a card of several words no list named, a word too rare).
+    pub fn typed_id(&self, card: &str) -> Result<Option<usize>> {
+        let words = self.clue_words()?;
+        if let Some(i) = words.id(card) {
+            return Ok(Some(i));
+        }
+        if card.contains(' ') {
+            return Ok(None);
+        }
+        Ok(Knowledge::clue_form(self.store, card)?.and_then(|w| words.id(&w)))
+    }
+
+    /// A row computed from the stored vectors, for a word with no stored row.
+    fn typed_row(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
+        let Some(id) = self.typed_id(card)? else {
+            return Ok(None);
+        };
+        let Some(typed) = self.typed()? else {
+            return Ok(None);
+        };
+        let count = self.clue_words()?.counts[id];
+        let mut rows = typed
+            .rows(self.store, &[(id, count)])
+            .with_context(|| format!("scoring {card:?} as a card"))?;
+        Ok(rows.pop().flatten().map(Arc::from))
+    }
+
+    /// The card words with a stored row, sorted (read once).
+    fn stored_cards(&self) -> Result<Arc<Vec<String>>> {
+        if let Some(c) = self.cache.stored.get() {
+            return Ok(c.clone());
+        }
+        let mut c = Knowledge::card_words(self.store)?;
+        c.sort();
+        let c = Arc::new(c);
+        Ok(self.cache.stored.get_or_init(|| c).clone())
+    }
+
+    /// Whether `word` can be a card of the relatedness strategies: a card word with a stored
+    /// row, or any word of the vocabulary (a clue word or one of its forms) when the database
+    /// keeps the clue words' vectors.
+    pub fn is_card(&self, word: &str) -> Result<bool> {
+        if self
+            .stored_cards()?
+            .binary_search_by(|c| c.as_str().cmp(word))
+            .is_ok()
+        {
+            return Ok(true);
+        }
+        Ok(self.any_word()? && self.typed_id(word)?.is_some())
+    }
+
+    /// Whether any vocabulary word can be a card (the database keeps the clue words'
+    /// vectors), beside the card words with stored rows.
+    pub fn any_word(&self) -> Result<bool> {
+        match self.cache.typed.get() {
+            Some(t) => Ok(t.is_some()),
+            None => Ok(self.store.has_clue_vectors()?
+                && crate::typed::StoredMix::read(self.store)?.is_some()),
+        }
+    }
+
+    /// The words an unknown one is compared with, to name the closest: the card words, and
+    /// the clue words when any of them can be a card; sorted.
+    pub fn card_vocabulary(&self) -> Result<Vec<String>> {
+        let mut words: Vec<String> = self.stored_cards()?.as_ref().clone();
+        if self.any_word()? {
+            words.extend(self.clue_words()?.words.iter().cloned());
+            words.sort();
+            words.dedup();
+        }
+        Ok(words)
     }
     /// The legality rule's lexicon for this store.
     pub fn lexicon(&self) -> &StoreLexicon<'s> {
@@ -198,19 +310,65 @@ impl Knowledge for StoreKnowledge<'_> {
         let t = Knowledge::top_scores(self.store)?;
         Ok(self.cache.top_scores.get_or_init(|| t).clone())
     }
+    /// The stored row, else one computed from the stored vectors ([`crate::typed`]) for a
+    /// clue word or one of its forms.
     fn relatedness(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
-        cached(&self.cache.vectors, card, || {
-            Knowledge::relatedness(self.store, card)
-        })
+        cached(
+            &self.cache.vectors,
+            card,
+            || match Knowledge::relatedness(self.store, card)? {
+                Some(row) => Ok(Some(row)),
+                None => self.typed_row(card),
+            },
+        )
     }
 
     fn clue_form(&self, word: &str) -> Result<Option<String>> {
         Knowledge::clue_form(self.store, word)
     }
 
+    /// The stored rows, then the rows of the words without one computed together.
+    fn relatedness_all(&self, cards: &[String]) -> Result<Vec<Option<Arc<[f32]>>>> {
+        let lock = || self.cache.vectors.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = Vec::with_capacity(cards.len());
+        let mut missing: Vec<(usize, usize, u64)> = Vec::new();
+        for (i, card) in cards.iter().enumerate() {
+            if let Some(v) = lock().get(card) {
+                out.push(v.clone());
+                continue;
+            }
+            let stored = Knowledge::relatedness(self.store, card)?;
+            if stored.is_none()
+                && let Some(id) = self.typed_id(card)?
+                && self.typed()?.is_some()
+            {
+                missing.push((i, id, self.clue_words()?.counts[id]));
+            } else {
+                lock().insert(card.clone(), stored.clone());
+            }
+            out.push(stored);
+        }
+        if let (false, Some(typed)) = (missing.is_empty(), self.typed()?) {
+            let ids: Vec<(usize, u64)> = missing.iter().map(|&(_, id, n)| (id, n)).collect();
+            let rows = typed
+                .rows(self.store, &ids)
+                .context("scoring the board's words with no stored row")?;
+            for (&(i, _, _), row) in missing.iter().zip(rows) {
+                let row: Option<Arc<[f32]>> = row.map(Arc::from);
+                lock().insert(cards[i].clone(), row.clone());
+                out[i] = row;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The stored card's reading; a word scored from the vectors is read by that score.
     fn reading(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
         cached(&self.cache.readings, card, || {
-            Knowledge::reading(self.store, card)
+            match Knowledge::reading(self.store, card)? {
+                Some(r) => Ok(Some(r)),
+                None => self.relatedness(card),
+            }
         })
     }
 
@@ -289,46 +447,12 @@ impl Mix {
     /// `None` for a database whose scores were never raised (built before the raise, with
     /// `--definition-weight 0`, or not in English) or that records no standardisation.
     fn read(store: &Store) -> Result<Option<Mix>> {
-        // The stage writes each as an f32's shortest decimal, so it reads back exactly.
-        let get = |key: &str| -> Result<Option<f32>> {
-            Ok(store
-                .meta(&format!("relatedness.{key}"))?
-                .and_then(|v| v.parse().ok()))
-        };
-        if get("definition_weight")?.unwrap_or(0.0) <= 0.0 {
-            return Ok(None);
-        }
-        let scale = |name: &str| -> Result<Option<relate::Scale>> {
-            Ok(get(&format!("{name}_mean"))?
-                .zip(get(&format!("{name}_std"))?)
-                .map(|(mean, std)| relate::Scale { mean, std }))
-        };
-        let (Some(ppmi_weight), Some(meeting_weight)) =
-            (get("ppmi_weight")?, get("meeting_weight")?)
-        else {
-            return Ok(None);
-        };
-        let (Some(ppmi), Some(cosine), Some(meetings), Some(mix)) = (
-            scale("ppmi")?,
-            scale("cosine")?,
-            scale("meetings")?,
-            scale("mix")?,
-        ) else {
-            return Ok(None);
-        };
-        Ok(Some(Mix {
-            parts: relate::ScoreMix {
-                ppmi_weight,
-                meeting_weight,
-                // Databases built before the card factor record neither: plain meetings.
-                card_power: get("meeting_card_power")?.unwrap_or(0.0),
-                card_median: get("meetings_card_median")?.unwrap_or(0.0),
-                ppmi,
-                cosine,
-                meetings,
-            },
-            mix,
-        }))
+        Ok(crate::typed::StoredMix::read(store)?
+            .filter(|m| m.definition_weight > 0.0)
+            .map(|m| Mix {
+                parts: m.parts,
+                mix: m.mix,
+            }))
     }
 
     /// The raise in `r`'s score, its card word seen `card_count` times: the score less the

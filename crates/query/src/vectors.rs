@@ -153,4 +153,7 @@ impl Guesser for VectorGuesser {
             .collect();
         Ok(ranked(scored, count))
     }
+    fn knows(&self, card: &str) -> bool {
+        self.vectors.vector(card).is_some()
+    }
 }

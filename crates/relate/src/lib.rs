@@ -15,6 +15,7 @@
 //!
 //! No SQL and no I/O: the pipeline's `relatedness` stage feeds texts and stores what comes out.
 
+pub mod company;
 pub mod cooccur;
 pub mod dictionary;
 pub mod linalg;
@@ -26,6 +27,7 @@ pub mod vocab;
 use linalg::Mat;
 use rayon::prelude::*;
 
+pub use company::{Company, card_row};
 pub use cooccur::{Cooc, TypeCounter, Weighting};
 pub use tokens::PairSet;
 pub use vocab::Vocab;
@@ -488,7 +490,7 @@ impl ScoreMix {
 
     /// [`ScoreMix::mix`] with the meetings already as `ln(1 + meetings·f)`: the stage has them
     /// for every pair, for their scale, and does not take them again.
-    fn mix_logged(&self, ppmi: f32, cosine: f32, logged: f32) -> f32 {
+    pub fn mix_logged(&self, ppmi: f32, cosine: f32, logged: f32) -> f32 {
         let (w, e) = (self.ppmi_weight, self.meeting_weight);
         w * self.ppmi.z(ppmi)
             + (1.0 - w) * self.cosine.z(cosine)
@@ -562,6 +564,8 @@ pub struct Relatedness {
     pub risk: Vec<f32>,
     /// How a guesser reads a clue it is given ([`reading`]): first and second order together.
     pub reading: Vec<f32>,
+    /// The scales the reading was standardised by.
+    pub reading_scales: ReadingScales,
 }
 
 /// Meetings at which a pair's PPMI counts half in [`reading`]: fewer meetings, less of it.
@@ -578,19 +582,54 @@ pub const READING_MEETINGS: f32 = 20.0;
 /// lost games with every outside guesser. A clue that is given is not chosen, so a guesser can
 /// use it; the shrinkage `n/(n + n₀)` still discounts pairs that met a handful of times.
 pub fn reading(ppmi: &[f32], cosine: &[f32], meetings: &[u32]) -> Vec<f32> {
-    let shrunk: Vec<f32> = ppmi
-        .iter()
-        .zip(meetings)
-        .map(|(&p, &n)| p * n as f32 / (n as f32 + READING_MEETINGS))
-        .collect();
-    let (ps, cs) = (Scale::of(&shrunk), Scale::of(cosine));
-    let mixed: Vec<f32> = shrunk
-        .iter()
-        .zip(cosine)
-        .map(|(&p, &c)| 0.5 * ps.z(p) + 0.5 * cs.z(c))
-        .collect();
-    let s = Scale::of(&mixed);
-    mixed.iter().map(|&x| s.z(x)).collect()
+    let scales = ReadingScales::of(ppmi, cosine, meetings);
+    (0..ppmi.len())
+        .map(|k| scales.read(ppmi[k], cosine[k], meetings[k]))
+        .collect()
+}
+
+/// `ppmi·n/(n + n₀)` for a pair that meets `n` times ([`reading`]).
+fn shrunk(ppmi: f32, meetings: u32) -> f32 {
+    ppmi * meetings as f32 / (meetings as f32 + READING_MEETINGS)
+}
+
+/// The three scales of [`reading`] over all pairs, which the stage records in `meta`
+/// (`relatedness.reading_*`) so that a query computes a card's reading from its stored parts
+/// (`relatedness_by_id`) rather than storing it too.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReadingScales {
+    /// Of the shrunk PPMI.
+    pub ppmi: Scale,
+    pub cosine: Scale,
+    /// Of the mix before it is standardised again.
+    pub mix: Scale,
+}
+
+impl ReadingScales {
+    pub fn of(ppmi: &[f32], cosine: &[f32], meetings: &[u32]) -> ReadingScales {
+        let shrunk: Vec<f32> = ppmi
+            .iter()
+            .zip(meetings)
+            .map(|(&p, &n)| shrunk(p, n))
+            .collect();
+        let (ps, cs) = (Scale::of(&shrunk), Scale::of(cosine));
+        let mixed: Vec<f32> = shrunk
+            .iter()
+            .zip(cosine)
+            .map(|(&p, &c)| 0.5 * ps.z(p) + 0.5 * cs.z(c))
+            .collect();
+        ReadingScales {
+            ppmi: ps,
+            cosine: cs,
+            mix: Scale::of(&mixed),
+        }
+    }
+
+    /// One pair's reading.
+    pub fn read(&self, ppmi: f32, cosine: f32, meetings: u32) -> f32 {
+        self.mix
+            .z(0.5 * self.ppmi.z(shrunk(ppmi, meetings)) + 0.5 * self.cosine.z(cosine))
+    }
 }
 
 /// Where among a clue's scores with all card words an unknown card is placed: high, so that an
@@ -690,9 +729,11 @@ impl Relatedness {
         let mix_scale = Scale::of(&mix);
         let score: Vec<f32> = mix.iter().map(|&x| mix_scale.z(x)).collect();
         let risk = risk(&score, cards.len(), nc);
+        let reading_scales = ReadingScales::of(&ppmi, &cosine, &cooccurrences);
         let reading = reading(&ppmi, &cosine, &cooccurrences);
         Relatedness {
             reading,
+            reading_scales,
             clues,
             cards,
             cooccurrences,

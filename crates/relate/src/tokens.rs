@@ -3,7 +3,7 @@
 //! The stopwords are the corpus language's ([`PairSet::with_language`]); English, by default,
 //! lower-cases ASCII letters only, as it always has, and other languages every letter.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 /// Splits text into sentences of content-word tokens and calls `f` once per sentence.
 ///
@@ -22,17 +22,33 @@ pub struct Sentences<'p> {
     out_len: usize,
 }
 
-/// The two-word card words, looked up by their first word, and the language whose stopwords
-/// are dropped: how running text becomes tokens.
+/// The card words of several words, looked up by their first word, and the language whose
+/// stopwords are dropped: how running text becomes tokens. A card's words are its runs of
+/// letters and digits ([`card_token`]): `joan of arc` is three words of the text, `st. patrick`
+/// two.
 #[derive(Debug, Clone, Default)]
 pub struct PairSet {
-    pairs: HashSet<(String, String)>,
-    firsts: HashSet<String>,
+    /// First word → the phrases starting with it (all their words), longest first.
+    phrases: HashMap<String, Vec<Vec<String>>>,
     language: text::Language,
 }
 
+/// Words after which a full stop ends no sentence (`St. Patrick`, `Mt. Everest`, `Dr. Who`):
+/// the sentence, and the window, go on over it.
+const ABBREVIATIONS: [&str; 9] = ["st", "mt", "mr", "mrs", "ms", "dr", "jr", "sr", "vs"];
+
+/// The token a card word is counted as: its runs of letters and digits, lower-case, joined by
+/// single spaces (`St. Patrick` → `st patrick`, `joan of arc` unchanged, `apple` unchanged).
+pub fn card_token(card: &str) -> String {
+    card.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 impl PairSet {
-    /// From card words; only those of exactly two words matter. English text.
+    /// From card words; only those of two words or more matter. English text.
     pub fn new<'a>(words: impl IntoIterator<Item = &'a str>) -> PairSet {
         PairSet::with_language(words, text::Language::english())
     }
@@ -47,16 +63,26 @@ impl PairSet {
             ..PairSet::default()
         };
         for w in words {
-            let parts: Vec<&str> = w.split_whitespace().collect();
-            if let [a, b] = parts.as_slice() {
-                s.pairs.insert((a.to_string(), b.to_string()));
-                s.firsts.insert(a.to_string());
+            let parts: Vec<String> = card_token(w).split(' ').map(str::to_string).collect();
+            if parts.len() >= 2 {
+                let list = s.phrases.entry(parts[0].clone()).or_default();
+                if !list.contains(&parts) {
+                    list.push(parts);
+                    list.sort_by_key(|p| std::cmp::Reverse(p.len()));
+                }
             }
         }
         s
     }
-    fn joins(&self, a: &str, b: &str) -> bool {
-        self.firsts.contains(a) && self.pairs.contains(&(a.to_string(), b.to_string()))
+
+    /// How many words of `raw`, from its start, make one card (0: none).
+    fn joins(&self, raw: &[String]) -> usize {
+        let Some(list) = raw.first().and_then(|w| self.phrases.get(w)) else {
+            return 0;
+        };
+        list.iter()
+            .find(|p| p.len() <= raw.len() && p.iter().zip(raw).all(|(a, b)| a == b))
+            .map_or(0, Vec::len)
     }
 }
 
@@ -83,6 +109,8 @@ impl<'p> Sentences<'p> {
         let mut start = None;
         let mut sentence = 0;
         let mut chunk = Chunk::default();
+        // Where the last word pushed ended, when it is an abbreviation.
+        let mut abbreviation_end = None;
         while i < bytes.len() {
             let b = bytes[i];
             let (is_word, len) = if b < 0x80 {
@@ -100,8 +128,13 @@ impl<'p> Sentences<'p> {
                     && !chunk.is_markup(bytes, s, i)
                 {
                     self.push_word(&text[s..i]);
+                    let last = &self.raw[self.raw_len - 1];
+                    if ABBREVIATIONS.contains(&last.as_str()) {
+                        abbreviation_end = Some(i);
+                    }
                 }
-                if matches!(b, b'.' | b'!' | b'?' | b';' | b'\n') {
+                let abbreviated = b == b'.' && abbreviation_end == Some(i);
+                if matches!(b, b'.' | b'!' | b'?' | b';' | b'\n') && !abbreviated {
                     self.flush(&text[sentence..i + 1], &mut f);
                     sentence = i + 1;
                 }
@@ -154,9 +187,11 @@ impl<'p> Sentences<'p> {
         let raw = std::mem::take(&mut self.raw);
         let mut k = 0;
         while k < self.raw_len {
-            if k + 1 < self.raw_len && self.pairs.joins(&raw[k], &raw[k + 1]) {
-                self.emit(&[&raw[k], &raw[k + 1]]);
-                k += 2;
+            let n = self.pairs.joins(&raw[k..self.raw_len]);
+            if n >= 2 {
+                let parts: Vec<&str> = raw[k..k + n].iter().map(String::as_str).collect();
+                self.emit(&parts);
+                k += n;
                 continue;
             }
             let w = &raw[k];
@@ -326,6 +361,25 @@ mod tests {
                 ],
             ]
         );
+    }
+
+    #[test]
+    fn cards_of_three_words_and_abbreviations_join() {
+        assert_eq!(
+            sentences(
+                "Joan of Arc met St. Patrick. Joan of the Arc. The St. Louis Zoo.",
+                &["joan of arc", "st. patrick"]
+            ),
+            vec![
+                vec!["joan of arc", "met", "st patrick"],
+                vec!["joan", "arc"],
+                // A full stop after an abbreviation ends no sentence.
+                vec!["st", "louis", "zoo"],
+            ]
+        );
+        assert_eq!(card_token("St. Patrick"), "st patrick");
+        assert_eq!(card_token("joan of arc"), "joan of arc");
+        assert_eq!(card_token("apple"), "apple");
     }
 
     #[test]

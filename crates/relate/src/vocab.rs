@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::tokens::{is_word, is_word_in};
+use crate::tokens::{card_token, is_word, is_word_in};
 
 /// Words with ids: the rows and columns of every matrix of this crate.
 #[derive(Debug, Clone, Default)]
@@ -115,7 +115,9 @@ impl Vocab {
         is_word: impl Fn(&str) -> bool,
         clue_shape: impl Fn(&str) -> bool,
     ) -> Vocab {
-        let card_keys: HashMap<String, &String> = cards.iter().map(|c| (key_of(c), c)).collect();
+        // A card is counted as its token (`st. patrick` as `st patrick`: [`card_token`]).
+        let card_keys: HashMap<String, &String> =
+            cards.iter().map(|c| (key_of(&card_token(c)), c)).collect();
         // Class → (members with counts, total).
         let mut classes: HashMap<String, Class> = HashMap::new();
         for (w, &n) in types {
@@ -166,9 +168,10 @@ impl Vocab {
             v.candidate.push(candidate);
         }
         for c in cards {
-            if let Some(&id) = v.index.get(c.as_str()) {
+            let token = card_token(c);
+            if let Some(&id) = v.index.get(token.as_str()) {
                 v.cards.push((c.clone(), id));
-            } else if let Some(&id) = v.index.get(&key_of(c)) {
+            } else if let Some(&id) = v.index.get(&key_of(&token)) {
                 v.cards.push((c.clone(), id));
             }
         }

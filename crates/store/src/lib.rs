@@ -15,11 +15,11 @@ pub use graph::{DEFAULT_CHUNK_PAIRS, GRAPH_TABLE, GraphBuilder, GraphHeader, Lin
 pub use ingest::{KeepInputs, LINKS_KEY, LinkStats, MAX_TITLE_BYTES, NewPage, PAGE_TEXT_KEY};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
-pub use relatedness::{Meeting, RelatednessIds, RelatednessRow};
+pub use relatedness::{CompanyRow, Meeting, RelatednessIds, RelatednessRow};
 pub use setnet::{SETNET_TABLE, WeightRow};
 
 /// Bumped whenever a table or column changes meaning; readers check it.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// The single-word forms of a card that the legality rule compares inflections against, and
 /// the domain of the `inflections` table: the card itself if it is one word, else the words

@@ -60,7 +60,71 @@ struct Packed {
     risks: Vec<u8>,
 }
 
+/// What `clue_company` keeps of one clue word for scoring it as a card: the clue words it
+/// meets most `(id, meetings)`, the rest summed (`rest_meetings` over `rest_pairs` clue words),
+/// and the clue words its definition names `(id, share)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompanyRow {
+    pub meetings: Vec<(u32, u32)>,
+    pub rest_meetings: u64,
+    pub rest_pairs: u32,
+    pub definition: Vec<(u32, f32)>,
+}
+
+/// A measure as `relatedness_by_id` keeps it: whole ten-thousandths.
+fn e4(x: f32) -> i64 {
+    (x as f64 * 1e4).round() as i64
+}
+
 impl Build {
+    /// Replaces the clue words' joined vectors (`clue_vectors`): `dims` values per clue word,
+    /// in `clue_words.id` order, stored as half-precision floats.
+    pub fn replace_clue_vectors(&self, dims: usize, vectors: &[f32]) -> Result<()> {
+        let mut blob = Vec::with_capacity(vectors.len() * 2);
+        for x in vectors {
+            blob.extend_from_slice(&half::f16::from_f32(*x).to_le_bytes());
+        }
+        self.conn.execute("DELETE FROM clue_vectors", [])?;
+        self.conn
+            .execute(
+                "INSERT INTO clue_vectors (dims, vectors) VALUES (?1, ?2)",
+                params![dims as i64, blob],
+            )
+            .context("writing table clue_vectors")?;
+        Ok(())
+    }
+
+    /// Stores what clue word `id` keeps for being scored as a card (`clue_company`).
+    pub fn insert_clue_company(&self, id: u32, c: &CompanyRow) -> Result<()> {
+        let meetings: Vec<u8> = c
+            .meetings
+            .iter()
+            .flat_map(|&(j, n)| {
+                let n = n.min(u16::MAX as u32) as u16;
+                j.to_le_bytes().into_iter().chain(n.to_le_bytes())
+            })
+            .collect();
+        let definition: Vec<u8> = c
+            .definition
+            .iter()
+            .flat_map(|&(j, s)| j.to_le_bytes().into_iter().chain(s.to_le_bytes()))
+            .collect();
+        self.conn
+            .prepare_cached(
+                "INSERT INTO clue_company (id, meetings, rest_meetings, rest_pairs, definition)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![
+                id as i64,
+                meetings,
+                c.rest_meetings as i64,
+                c.rest_pairs as i64,
+                definition
+            ])
+            .with_context(|| format!("writing table clue_company (clue word id {id})"))?;
+        Ok(())
+    }
+
     /// Replaces the clue words `(word, count, pages, risk)`; their ids are their positions in
     /// `words`. Writes their packed copy too (`clue_words_packed`), in the same transaction.
     pub fn replace_clue_words(&self, words: &[(&str, u64, u64, f32)]) -> Result<()> {
@@ -109,17 +173,6 @@ impl Build {
         Ok(())
     }
 
-    /// Stores how a guesser reads each clue word for a card word (`relatedness_reading`), in
-    /// `clue_words.id` order.
-    pub fn insert_relatedness_reading(&self, term: &str, scores: &[f32]) -> Result<()> {
-        let blob: Vec<u8> = scores.iter().flat_map(|x| x.to_le_bytes()).collect();
-        self.conn
-            .prepare_cached("INSERT INTO relatedness_reading (term, scores) VALUES (?1, ?2)")?
-            .execute(params![term, blob])
-            .with_context(|| format!("writing table relatedness_reading ({term:?})"))?;
-        Ok(())
-    }
-
     /// Replaces the other forms of the clue words, `(form, clue word)`.
     pub fn replace_clue_forms(&self, forms: &[(&str, &str)]) -> Result<()> {
         self.conn.execute("DELETE FROM clue_forms", [])?;
@@ -137,15 +190,16 @@ impl Build {
     pub fn insert_relatedness(&self, r: &RelatednessIds) -> Result<()> {
         self.conn
             .prepare_cached(
-                "INSERT INTO relatedness_by_id (card_id, clue_id, score, ppmi, cosine, cooccurrences)
+                "INSERT INTO relatedness_by_id
+                 (card_id, clue_id, score_e4, ppmi_e4, cosine_e4, cooccurrences)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .execute(params![
                 r.card_id,
                 r.clue_id,
-                r.score as f64,
-                r.ppmi as f64,
-                r.cosine as f64,
+                e4(r.score),
+                e4(r.ppmi),
+                e4(r.cosine),
                 r.cooccurrences
             ])
             .with_context(|| {
@@ -325,7 +379,7 @@ impl Store<'_> {
         }
     }
 
-    /// A stored row of scores (`relatedness_vectors`, `relatedness_reading`): one finite
+    /// A stored row of scores (`relatedness_vectors`): one finite
     /// little-endian `f32` per clue word. Anything else (a tampered or truncated blob, a NaN) is
     /// an error naming the table and the term, never a vector a query would index past.
     fn scores_of(&self, table: &str, term: &str, blob: &[u8]) -> Result<Vec<f32>> {
@@ -354,6 +408,114 @@ impl Store<'_> {
         Ok(scores)
     }
 
+    /// Whether the database keeps the clue words' vectors (`clue_vectors` has its row), without
+    /// reading them.
+    pub fn has_clue_vectors(&self) -> Result<bool> {
+        let exists: bool = self.conn().query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'clue_vectors'",
+            [],
+            |r| r.get(0),
+        )?;
+        if !exists {
+            return Ok(false);
+        }
+        Ok(self
+            .conn()
+            .query_row("SELECT count(*) > 0 FROM clue_vectors", [], |r| r.get(0))?)
+    }
+
+    /// The clue words' joined vectors (`clue_vectors`): `(dims, values)`, `dims` values per
+    /// clue word in `clue_words.id` order; `None` for a database built before the table (its
+    /// typed words stay unknown). A blob of the wrong size or a value that is no finite number
+    /// is an error naming the table.
+    pub fn clue_vectors(&self) -> Result<Option<(usize, Vec<f32>)>> {
+        if !self.has_clue_vectors()? {
+            return Ok(None);
+        }
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT dims, vectors FROM clue_vectors")?;
+        let mut rows = st.query([])?;
+        let Some(row) = rows.next()? else {
+            return Ok(None);
+        };
+        let dims: i64 = row.get(0)?;
+        let blob = row.get_ref(1)?.as_blob()?;
+        let n = self.clue_word_count()?;
+        if dims <= 0 || blob.len() != n * dims as usize * 2 {
+            bail!(
+                "clue_vectors: {} bytes for {n} clue words of {dims} dimensions (2 bytes a \
+                 value): {REBUILD}",
+                blob.len()
+            );
+        }
+        let halves: Vec<half::f16> = blob
+            .chunks_exact(2)
+            .map(|b| half::f16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        let mut values = vec![0f32; halves.len()];
+        // In one call: converted with the processor's half-precision instructions where it has
+        // them.
+        half::slice::HalfFloatSliceExt::convert_to_f32_slice(halves.as_slice(), &mut values);
+        if let Some(at) = values.iter().position(|x| !x.is_finite()) {
+            bail!(
+                "clue_vectors: clue word id {} has a value that is no number: {REBUILD}",
+                at / dims as usize
+            );
+        }
+        Ok(Some((dims as usize, values)))
+    }
+
+    /// What clue word `id` keeps for being scored as a card (`clue_company`); `None` when the
+    /// table lacks it. Ids past the clue words, or blobs of the wrong shape, are errors naming
+    /// the table.
+    pub fn clue_company(&self, id: u32) -> Result<Option<CompanyRow>> {
+        let n = self.clue_word_count()?;
+        let mut st = self.conn().prepare_cached(
+            "SELECT meetings, rest_meetings, rest_pairs, definition FROM clue_company WHERE id = ?1",
+        )?;
+        let mut rows = st.query([id as i64])?;
+        let Some(row) = rows.next()? else {
+            return Ok(None);
+        };
+        let bad =
+            |what: &str| anyhow::anyhow!("clue_company: clue word id {id} has {what}: {REBUILD}");
+        // Pairs of a little-endian u32 clue word id and `width` bytes of value.
+        let pairs = |blob: &[u8], width: usize| -> Result<Vec<(u32, Vec<u8>)>> {
+            if !blob.len().is_multiple_of(4 + width) {
+                return Err(bad("a blob that is no whole number of pairs"));
+            }
+            blob.chunks_exact(4 + width)
+                .map(|b| {
+                    let j = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    if j as usize >= n {
+                        return Err(bad(&format!(
+                            "a pair with clue word id {j}, past the clue words"
+                        )));
+                    }
+                    Ok((j, b[4..].to_vec()))
+                })
+                .collect()
+        };
+        let meetings = pairs(row.get_ref(0)?.as_blob()?, 2)?
+            .into_iter()
+            .map(|(j, b)| (j, u16::from_le_bytes([b[0], b[1]]) as u32))
+            .collect();
+        let definition: Vec<(u32, f32)> = pairs(row.get_ref(3)?.as_blob()?, 4)?
+            .into_iter()
+            .map(|(j, b)| (j, f32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+            .collect();
+        if definition.iter().any(|(_, s)| !s.is_finite()) {
+            return Err(bad("a definition share that is no number"));
+        }
+        Ok(Some(CompanyRow {
+            meetings,
+            rest_meetings: row.get::<_, i64>(1)?.max(0) as u64,
+            rest_pairs: row.get::<_, i64>(2)?.clamp(0, u32::MAX as i64) as u32,
+            definition,
+        }))
+    }
+
     /// The clue word that `form` was counted under (`animal` → `animals`), when `form` is a
     /// written form of a clue word other than its name (`clue_forms`).
     pub fn clue_of_form(&self, form: &str) -> Result<Option<String>> {
@@ -363,19 +525,45 @@ impl Store<'_> {
         Ok(st.query_row([form], |r| r.get(0)).optional()?)
     }
 
-    /// How a guesser reads each clue word for `term` (`relatedness_reading`, in `clue_words.id`
-    /// order); `None` for a word the stage did not cover, or a database built before the table.
-    pub fn relatedness_reading(&self, term: &str) -> Result<Option<Vec<f32>>> {
+    /// The measures of `term` with every clue word as `relatedness_by_id` keeps them, in
+    /// `clue_words.id` order: `(ppmi, cosine, cooccurrences)`; `None` for a word with no row.
+    /// A card whose rows do not cover every clue word once is an error naming the table.
+    pub fn relatedness_parts(&self, term: &str) -> Result<Option<Vec<(f32, f32, u32)>>> {
         let mut st = self
             .conn()
-            .prepare_cached("SELECT scores FROM relatedness_reading WHERE term = ?1")?;
-        let Some(blob) = st
-            .query_row([term], |r| r.get::<_, Vec<u8>>(0))
-            .optional()?
-        else {
+            .prepare_cached("SELECT id FROM card_words WHERE word = ?1")?;
+        let Some(card_id) = st.query_row([term], |r| r.get::<_, i64>(0)).optional()? else {
             return Ok(None);
         };
-        Ok(Some(self.scores_of("relatedness_reading", term, &blob)?))
+        let n = self.clue_word_count()?;
+        let mut st = self.conn().prepare_cached(
+            "SELECT clue_id, ppmi_e4, cosine_e4, cooccurrences FROM relatedness_by_id
+             WHERE card_id = ?1 ORDER BY clue_id",
+        )?;
+        let mut rows = st.query([card_id])?;
+        let mut out = Vec::with_capacity(n);
+        while let Some(r) = rows.next()? {
+            let clue: i64 = r.get(0)?;
+            if clue != out.len() as i64 {
+                bail!(
+                    "relatedness_by_id: term '{term}' has no row for clue word id {}: {REBUILD}",
+                    out.len()
+                );
+            }
+            out.push((
+                r.get::<_, i64>(1)? as f32 / 1e4,
+                r.get::<_, i64>(2)? as f32 / 1e4,
+                r.get::<_, i64>(3)?.clamp(0, u32::MAX as i64) as u32,
+            ));
+        }
+        if out.len() != n {
+            bail!(
+                "relatedness_by_id: term '{term}' has {} rows, expected {n} (clue_words rows): \
+                 {REBUILD}",
+                out.len()
+            );
+        }
+        Ok(Some(out))
     }
 
     /// The card words the `relatedness` stage covered, sorted.

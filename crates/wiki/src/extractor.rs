@@ -11,8 +11,11 @@
 //! the blank lines after it and the trailing blanks of the body.
 //!
 //! The form is chosen from the first non-empty line: `<doc` or `{`. WikiExtractor skips
-//! redirects and non-article namespaces, and links are gone (`-l` keeps them as HTML, which is
-//! not read here), so every page has namespace 0, no redirect and no links.
+//! redirects and links (`-l` keeps them as HTML, which is not read here), so no page has a
+//! redirect or links. It skips non-article namespaces too, but not every dump it ran over agreed
+//! (Simple English Wikipedia's text keeps its `Category:` and `Wikipedia:` pages): a title's
+//! namespace prefix sets the page's namespace ([`crate::title::namespace_of_title`]), articles
+//! are namespace 0.
 
 use std::borrow::Cow;
 use std::io::BufRead;
@@ -278,8 +281,8 @@ fn make_page(id: u64, title: &str, text: String) -> Page {
     Page {
         id,
         is_disambiguation: title.ends_with(" (disambiguation)"),
+        ns: crate::title::namespace_of_title(&title),
         title,
-        ns: 0,
         text,
         redirect: None,
         links: Vec::new(),

@@ -60,6 +60,33 @@ pub fn canonical_namespace(ns: i32) -> Option<&'static str> {
     })
 }
 
+/// The namespace a full title names by its prefix (`Category:Fruits` → 14, `Wikipedia:About` →
+/// 4, the project namespace's local name on every English wiki), 0 for an article. Text dumps
+/// such as WikiExtractor's carry titles without namespace numbers; Simple English Wikipedia's
+/// keeps 34,750 pages of other namespaces (category stubs, project pages) that are no article
+/// text.
+pub fn namespace_of_title(title: &str) -> i32 {
+    let Some((prefix, rest)) = title.split_once(':') else {
+        return 0;
+    };
+    if rest.is_empty() || rest.starts_with(' ') {
+        // `Star Wars: Episode I`, `Ratio: a story` are articles.
+        return 0;
+    }
+    if prefix == "Wikipedia" {
+        return 4;
+    }
+    if prefix == "Portal" {
+        return 100;
+    }
+    if prefix == "Module" {
+        return 828;
+    }
+    (-2..=15)
+        .find(|&ns| canonical_namespace(ns) == Some(prefix))
+        .unwrap_or(0)
+}
+
 /// The full title of `title` in namespace `ns`, as a link or a redirect would write it:
 /// `Category:Fruit` for (14, `Fruit`). Namespaces without a canonical name get `Namespace N:`,
 /// which never matches an article, so such targets stay unresolved rather than being mistaken
@@ -75,6 +102,23 @@ pub fn with_namespace(ns: i32, title: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn namespaces_from_title_prefixes() {
+        assert_eq!(namespace_of_title("Apple"), 0);
+        assert_eq!(namespace_of_title("Category:Fruits"), 14);
+        assert_eq!(namespace_of_title("Wikipedia:About"), 4);
+        assert_eq!(namespace_of_title("MediaWiki:Sidebar"), 8);
+        assert_eq!(namespace_of_title("Help:Contents"), 12);
+        assert_eq!(namespace_of_title("File:Apple.jpg"), 6);
+        assert_eq!(namespace_of_title("User:Jimbo"), 2);
+        assert_eq!(namespace_of_title("Template:Infobox"), 10);
+        assert_eq!(namespace_of_title("Portal:Science"), 100);
+        // Articles with a colon in their title stay articles.
+        assert_eq!(namespace_of_title("Star Wars: Episode I"), 0);
+        assert_eq!(namespace_of_title("Re:Zero"), 0);
+        assert_eq!(namespace_of_title("Category:"), 0);
+    }
 
     #[test]
     fn prefixes_namespaces() {
