@@ -52,7 +52,7 @@ fmt:
 	$(CARGO) fmt --all
 
 # The benchmarks (not in CI nor in `make test`): readers, pipeline per corpus, `suggest` latency,
-# `clue-db serve` under load, four tables (scripts/README.md), in Rust: crates/bench's example
+# `clue-db serve` under load, four tables (crates/bench/README.md), in Rust: crates/bench's example
 # `bench`, beside the load generator and the PageRank example it runs. Settings: DATA,
 # BENCH_BOARDS, BENCH_PROCESS_BOARDS, BENCH_SEED, BENCH_MS_REPEAT, BENCH_IDLE, BENCH_CLIENTS,
 # BENCH_SECONDS, BENCH_SECTIONS, BENCH_DB (`--help`).
@@ -62,7 +62,7 @@ bench: build
 
 # The scale rehearsal (issue 23; not in CI nor in `make test`): synthetic corpora of 1×, 3× and
 # 10× the offline text with 6 M, 20 M and 60 M links, every stage as its own clue-db process,
-# wall time and peak memory of each (scripts/README.md). About an hour on 2 cores, ~25 GB in a
+# wall time and peak memory of each (crates/bench/README.md; figures in docs/evaluation.md). About an hour on 2 cores, ~25 GB in a
 # temporary folder. Settings: BENCH_SCALES, BENCH_LINKS, BENCH_SEED, BENCH_TMP (`--help`).
 bench-scale: build
 	$(CARGO) build --release -p bench --example scale

@@ -6,7 +6,7 @@
 //! on failure, Ctrl-C and SIGTERM, which end its child processes first). It drives the release
 //! `clue-db` binary and two examples built beside this one (`serve`'s `load`, `rank`'s
 //! `pagerank_bench`): `make bench` builds them all. Settings: `--help` (each has an environment
-//! variable too, as `make bench` takes them). What each figure means: `scripts/README.md`.
+//! variable too, as `make bench` takes them). What each figure means: `crates/bench/README.md`.
 
 use anyhow::{Context, Result, bail};
 use bench::proc;
@@ -19,7 +19,7 @@ use std::time::Duration;
 #[command(
     name = "bench",
     about = "make bench: readers, pipeline per corpus, suggest latency, clue-db serve under load \
-             (scripts/README.md)"
+             (crates/bench/README.md)"
 )]
 struct Args {
     /// The shared data folder (the offline corpora and the SQL fixtures).

@@ -6,7 +6,7 @@
 //! only) is timed too, so that the links' own share shows: "links s" is the difference, and
 //! "links/s (own)" the rows over it, the rate that scales to a wiki's `pagelinks` (whose pages
 //! come from the XML, timed apart). It drives only the binary (`--bin`), so the same command measures
-//! any build of it: how the before/after figures in `scripts/README.md` were taken.
+//! any build of it: how the before/after figures in `docs/evaluation.md` (part 9) were taken.
 //!
 //! Everything it writes is in one temporary folder (`--tmp`), removed on exit, also on Ctrl-C.
 

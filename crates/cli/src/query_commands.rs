@@ -143,8 +143,9 @@ pub struct EvalArgs {
     #[arg(long)]
     opponent: bool,
     /// Also write one JSON line per turn to FILE: the board, the clue, its number and targets,
-    /// the strategy's safety, every guesser's picks and the outcome (README, "eval --turns").
-    /// With --scenarios, one line per scenario: each guesser's picks for the person's clue, and
+    /// the strategy's safety, every guesser's picks and the outcome (docs/evaluation.md, "Records
+    /// for study"). With --scenarios, one line per scenario: each guesser's picks for the person's
+    /// clue, and
     /// each strategy's clue with each guesser's picks for it.
     #[arg(long, value_name = "FILE")]
     turns: Option<PathBuf>,

@@ -10,7 +10,7 @@
 //! `number` picks. A clue is worth the expected number of team cards taken, minus the
 //! assassin's chance, weighted, of being taken within those picks.
 //!
-//! Measured against the outside guessers' first picks (seeds 1–30, README, "Judged by
+//! Measured against the outside guessers' first picks (seeds 1–30, docs/evaluation.md, "Judged by
 //! people"), the model's chance of a team card first ranked MiniLM's picks better than the
 //! safety did (AUC 0.72 against 0.63), and its assassin chance the assassin picks (0.77 against
 //! 0.68 for the gap to the assassin).
@@ -31,14 +31,14 @@ pub struct BoardModel {
     /// both relate to well: with 0.6, MiniLM reaches both cards of people's two-card boards with
     /// our clue 49.5 % of the time, not 42.6 %, and GloVe 53.2 %, not 49.5 %. Alone, 0.6 lost
     /// 0.9 (MiniLM) and 2.4 (GloVe) points more games to the assassin, read as sharply as the
-    /// rest: hence [`BoardModel::assassin_beta`] (README, "Judged by people").
+    /// rest: hence [`BoardModel::assassin_beta`] (docs/evaluation.md, "Judged by people").
     pub beta: f64,
     /// How many team cards the assassin's chance costs: 4.5 (a lost game against about four
     /// cards of a won one's lead); 1.5 lost more to the assassin, 6 and 10 took more turns. 3
     /// until the SVDs took 200 dimensions, 3.5 until the views were weighed in standard
     /// deviations: each time the knowledge played quicker at any weight, and the weight spends
     /// the gain on pace at the safety of before (with the views so weighed, 3.5 and 4 lost 0.2
-    /// points more games to the assassin with MiniLM, 5 was as safe and slower; README,
+    /// points more games to the assassin with MiniLM, 5 was as safe and slower; docs/evaluation.md,
     /// "Judged by people").
     pub assassin_weight: f64,
     /// How sharply the guesser is taken to prefer a card over the assassin, per unit of

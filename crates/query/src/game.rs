@@ -376,7 +376,8 @@ pub struct TurnRecord {
     pub outcome: String,
     /// With `eval --alternatives N`: the strategy's next N suggestions for the same board, in
     /// its order, each with every guesser's picks: clues compared on the same board, as a
-    /// card's difficulty confounds any comparison across turns (README, "Judged by people").
+    /// card's difficulty confounds any comparison across turns (docs/evaluation.md, "Judged by
+    /// people").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub alternatives: Vec<AlternativeRecord>,
 }

@@ -49,7 +49,7 @@ pub struct HerfindahlParams {
     pub top: usize,
     /// Whether negative terms' documents are dangerous clusters too (the assassin's always is).
     /// On by default, beyond the published method and DESIGN (the assassin's only): on the
-    /// Wikispeedia build it wins as often in fewer turns (figures in the README).
+    /// Wikispeedia build it wins as often in fewer turns (figures in docs/evaluation.md).
     pub use_negatives: bool,
     /// Whether targets must pass the check against `scores` (step 8, the engine's extension);
     /// off, the strategy is the published method.

@@ -79,14 +79,15 @@ impl Default for RelatednessParams {
 /// `clue-db eval --guesser vectors:…` (200 games at each of seeds 1, 2 and 3, against the
 /// guesser's reference figures): opponent/bystander/assassin 2/1/4 won 86 % of games, 1.5/1/4,
 /// 2/0.5/4 and 2/1/3.5 as many within ±1 point, 1/0.5/2 lost to the assassin twice as often, and
-/// 2/1.5/5 or 3/1/4 left more cards without a safe clue (README, "Quality"). Re-measured with
-/// both outside guessers once meetings joined the score: 1.5/1/4 won 1–4 points more than 2/1/4
+/// 2/1.5/5 or 3/1/4 left more cards without a safe clue (docs/evaluation.md, "Quality").
+/// Re-measured with both outside guessers once meetings joined the score: 1.5/1/4 won 1–4 points
+/// more than 2/1/4
 /// with MiniLM (seeds 1–3 and 4–11) and as many with GloVe; an assassin margin of 3 lost 8 points
 /// with MiniLM, 5 or 6 won 1–2 points at 1–2 more turns per game. The assassin's 4.1 (4 until
 /// the views were weighed in standard deviations): the quicker knowledge spends 0.1 turns per
 /// win of its pace on safety, and plays as safely as before (over seeds 1–50 with MiniLM,
 /// 16.9 % of games lost to the assassin at 9.93 turns per win; 4: 17.1 % at 9.84; 4.25:
-/// 16.4 % at 10.07; README, "Judged by people").
+/// 16.4 % at 10.07; docs/evaluation.md, "Judged by people").
 pub const DEFAULT_OPPONENT_MARGIN: f64 = 1.5;
 pub const DEFAULT_NEUTRAL_MARGIN: f64 = 1.0;
 pub const DEFAULT_ASSASSIN_MARGIN: f64 = 4.1;

@@ -47,7 +47,7 @@ pub enum StrategyKind {
 }
 
 /// The strategy `suggest`, `play` and `eval` use when none is named: the one that measures best
-/// with a guesser that does not share our data (README, "Quality").
+/// with a guesser that does not share our data (docs/evaluation.md, "Quality").
 pub const DEFAULT_STRATEGY: &str = "relatedness";
 
 /// Every strategy name, in the order reports list them.

@@ -5,7 +5,7 @@
 //!
 //! Its errors are not the text's: `crane` shares no article with `neck`, yet the dictionary
 //! defines the bird by it. Joined to the text's views ([`crate::join`]), a clue must relate to
-//! its targets in both kinds of evidence (README, "Judged by people").
+//! its targets in both kinds of evidence (docs/evaluation.md, "Judged by people").
 
 use crate::Params;
 use crate::linalg::{Mat, Sparse};

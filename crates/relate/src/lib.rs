@@ -42,15 +42,15 @@ pub struct Params {
     /// Occurrences a word needs to be a clue candidate: rarer words have noisy statistics, and
     /// players may not know them. Low, because an encyclopaedia seldom names everyday things:
     /// in the 39 M content words offline, `lantern`, `otter` and `syrup` occur 200–500 times,
-    /// and they are the concrete clues a board needs (README, "Quality"). Set from the corpus's
-    /// size by default ([`MinCount::DEFAULT`]).
+    /// and they are the concrete clues a board needs (docs/evaluation.md, "Quality"). Set from the
+    /// corpus's size by default ([`MinCount::DEFAULT`]).
     pub min_count: MinCount,
     /// The largest share of all pages a clue candidate may occur on (1: no limit, the default).
     /// Words past it stay in the vocabulary (they are contexts of the others), as no clue. A
     /// tenth was the default until people's clues were measured: they are often the category
     /// words an encyclopaedia uses everywhere (`animal`, `food`, `country`, `music`), and the
     /// strategy's margins already keep the general words (`made`, `several`) from boards, as
-    /// they relate to every card alike (README, "Quality").
+    /// they relate to every card alike (docs/evaluation.md, "Quality").
     pub max_page_share: f64,
     /// Context-distribution smoothing exponent: below 1, rare contexts get less inflated PMI
     /// ([`DEFAULT_ALPHA`]: 1, none).
@@ -65,7 +65,7 @@ pub struct Params {
     pub ppmi_weight: f32,
     /// Weight of `z(ln(1 + meetings))` added to the mix: how often card and clue meet in the
     /// text at all. Direct evidence that the words go together: clues whose targets meet
-    /// them often are followed more by both outside guessers (README, "Quality").
+    /// them often are followed more by both outside guessers (docs/evaluation.md, "Quality").
     pub meeting_weight: f32,
     /// The meetings of a card word seen `c` times count `(m / c)^p` times over, `m` the median
     /// card word's occurrences: a card word that is everywhere (`water`, `line`) meets every
@@ -203,8 +203,9 @@ impl Params {
 /// The floor sets the vocabulary. What makes a word one players know is how often text uses it
 /// *relative* to all text: its frequency rank. So the default is a rate: 5.11 occurrences per
 /// million content tokens, the measured best of the offline corpus (200 in its 39.1 M tokens;
-/// README, "Quality"), which keeps the vocabulary near the same size whatever the corpus (an
-/// English Wikipedia of ~2 billion content tokens gets ~10,000). Below it stands an absolute
+/// docs/evaluation.md, "Quality"), which keeps the vocabulary near the same size whatever the
+/// corpus (an English Wikipedia of ~2 billion content tokens gets ~10,000). Below it stands an
+/// absolute
 /// floor of 200, because the statistics of a word seen fewer times are noise whatever the
 /// corpus's size (`db/README.md`, "Relatedness").
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -253,8 +254,8 @@ impl MinCount {
 /// seeds 1–50 with both outside guessers, 200 played 0.28 turns per win quicker with MiniLM,
 /// more two- and three-card clues, for 0.44 ± 0.28 points more games lost to the assassin, far
 /// less than the careful rules charge for that pace; with the board model's assassin weight at
-/// 3.5, as safe as before and 0.23 turns quicker (README, "Judged by people"). The text's 200
-/// and the dictionary's 200 each bought about half of it.
+/// 3.5, as safe as before and 0.23 turns quicker (docs/evaluation.md, "Judged by people"). The
+/// text's 200 and the dictionary's 200 each bought about half of it.
 pub const DEFAULT_DIMS: usize = 200;
 
 /// The default [`Params::alpha`]: 1, plain PPMI, no context-distribution smoothing. Smoothing
@@ -264,7 +265,7 @@ pub const DEFAULT_DIMS: usize = 200;
 /// and `trailer` replace two writers; `whip` gains `reins`). Measured with both outside
 /// guessers over 50 seeds (10,000 games each): 1 won 1.1 points more with MiniLM and 0.9 more
 /// with GloVe than 0.75, and more on each of seeds 1–10, 11–30 and 31–50 with MiniLM; 0.5 and
-/// 1.25 won less with MiniLM (README, "Judged by people").
+/// 1.25 won less with MiniLM (docs/evaluation.md, "Judged by people").
 pub const DEFAULT_ALPHA: f64 = 1.0;
 
 /// The default [`Params::meeting_weight`]. Measured with both outside guessers (600 games on
@@ -272,13 +273,13 @@ pub const DEFAULT_ALPHA: f64 = 1.0;
 /// score); 0.5 and 0.8 won less with MiniLM, 1.5 less with both. Measured again once the
 /// dictionary and the definitions had joined the score (seeds 1–50, both guessers): 0.45
 /// played 0.12 turns per win quicker than 0.3 at the same wins; 0 and 0.15 lost, 0.6 lost
-/// more to the assassin (README, "Judged by people").
+/// more to the assassin (docs/evaluation.md, "Judged by people").
 pub const DEFAULT_MEETING_WEIGHT: f32 = 0.45;
 
 /// The default [`Params::meeting_card_power`]: a card word's meetings counted per mention of
 /// it, to the quarter power. Measured with both outside guessers over seeds 1–50 (with
 /// [`DEFAULT_MEETING_WEIGHT`] 0.45): 0.12 turns per win quicker again with each, as often
-/// won; ½ and 1 were quicker still and lost more to the assassin (README, "Judged by
+/// won; ½ and 1 were quicker still and lost more to the assassin (docs/evaluation.md, "Judged by
 /// people").
 pub const DEFAULT_MEETING_CARD_POWER: f32 = 0.25;
 
@@ -323,8 +324,9 @@ pub fn ppmi(cooc: &Cooc, alpha: f64) -> Mat {
 /// each reached both cards of people's boards with MiniLM 52.7 % of the time (was 49.5 %) but
 /// lost 1.3 (MiniLM) and 1.9 (GloVe) points more games to the assassin; the skip-gram, which
 /// reads a word by its nearest neighbours in the sentence, is what keeps the assassin away
-/// (README, "Judged by people"). First measured as the text's only second view: joined, the
-/// clues won 2.4 points more with MiniLM and lost 2.5 fewer games to the assassin than the SVD
+/// (docs/evaluation.md, "Judged by people"). First measured as the text's only second view:
+/// joined, the clues won 2.4 points more with MiniLM and lost 2.5 fewer games to the assassin than
+/// the SVD
 /// alone.
 pub const DEFAULT_SKIP_GRAM_WEIGHT: f32 = 4.0 / 7.0;
 
@@ -333,14 +335,14 @@ pub const DEFAULT_SKIP_GRAM_WEIGHT: f32 = 4.0 / 7.0;
 /// MiniLM won 80.2 % (was 76.9 %) and lost 19.2 % to the assassin (was 22.1 %) at 11.0 turns
 /// per win (was 11.7); GloVe 92.6 / 6.9 (was 93.6 / 6.0). The dictionary's meaning, not only
 /// whether it knows a word, is what helped: the same weight with one vector for every known
-/// word lost (README, "Judged by people").
+/// word lost (docs/evaluation.md, "Judged by people").
 pub const DEFAULT_DICTIONARY_WEIGHT: f32 = 0.3;
 
 /// The default [`Params::definition_weight`]: two standard deviations of the score for a word
 /// every sense of the card is defined by. The text relates `snowman` to what articles write
 /// next to it (films, songs, parodies), the dictionary's vectors to what kind of thing it is (a
 /// figure: dolls, puppets); people say snow, which its definition names. Measured with both
-/// outside guessers over seeds 1–50 (README, "Judged by people").
+/// outside guessers over seeds 1–50 (docs/evaluation.md, "Judged by people").
 pub const DEFAULT_DEFINITION_WEIGHT: f32 = 2.0;
 
 /// Views' unit-length word vectors side by side, each scaled by the square root of its weight
@@ -576,7 +578,7 @@ pub const READING_MEETINGS: f32 = 20.0;
 ///
 /// Why not the spymaster's score: people's clues are mostly words that *meet* their cards in
 /// text (`snow` for snowman, `pet` for dog and vet), which first-order PPMI sees and the SVD
-/// cosine blurs; given a person's clue, PPMI picks their cards far more often (README,
+/// cosine blurs; given a person's clue, PPMI picks their cards far more often (docs/evaluation.md,
 /// "Quality"). But a spymaster *chooses* its clue among thousands, and the choice seeks out the
 /// pairs whose few chance meetings made a large PPMI: mixed into the spymaster's score, PPMI
 /// lost games with every outside guesser. A clue that is given is not chosen, so a guesser can

@@ -6,7 +6,7 @@
 //! only where both agree. Skip-gram learns from each meeting in turn, weighting pairs by how
 //! often they occur, where the SVD weighs every PPMI cell alike; so its errors on rare pairs
 //! are not the SVD's. Joined with equal weight, the clues win more and lose less to the
-//! assassin with both outside guessers (README, "Judged by people").
+//! assassin with both outside guessers (docs/evaluation.md, "Judged by people").
 //!
 //! Training is one thread, in the stream's order, from the seed: the same vectors on every
 //! machine (asynchronous updates from several threads, as word2vec does, are not repeatable).

@@ -484,7 +484,7 @@ impl Store<'static> {
         // in place: builds write a temporary file and rename it, so holding a shared lock never
         // blocks one, and other readers share it). Relatedness rows are large blobs (4 bytes per
         // clue word): mapping the file lets SQLite hand them over without copying each page
-        // through a read (scripts/README.md, "Query").
+        // through a read (crates/bench/README.md, "3. Query").
         conn.set_prepared_statement_cache_capacity(64);
         conn.execute_batch("PRAGMA locking_mode = EXCLUSIVE; PRAGMA mmap_size = 1073741824;")
             .with_context(|| format!("opening {}", path.display()))?;

@@ -5,7 +5,8 @@
 //! other lemmas, the lemmas of the senses they link to (hypernyms, parts, derived words …) and
 //! their hypernyms' glosses, each sense weighted by how often people tagged it in SemCor. The
 //! encyclopaedia relates `crane` to what it stands next to in articles; the dictionary to `bird`,
-//! `neck`, `lift` and `boom`. Where the two agree, people follow (README, "Judged by people").
+//! `neck`, `lift` and `boom`. Where the two agree, people follow (docs/evaluation.md, "Judged by
+//! people").
 //!
 //! The two files in `data/` are derived from Debian's `wordnet-base` (data/README.md). Parsing
 //! them takes about a second; the stage does it once per build.

@@ -1,6 +1,6 @@
 //! The four sections of `make bench` (`examples/bench.rs`), each printing its tables:
 //! [`readers`], [`pipeline`], [`query`], [`serve`]. What each figure means and how it is taken:
-//! `scripts/README.md`.
+//! `crates/bench/README.md`.
 
 pub mod pipeline;
 pub mod query;
