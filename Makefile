@@ -68,18 +68,25 @@ bench-scale: build
 	$(CARGO) build --release -p bench --example scale
 	$(or $(CARGO_TARGET_DIR),target)/release/examples/scale --data $(SHARED) --bin $(BIN)
 
-# The clues judged from outside: 200 seeded games on all card words, every strategy, with our own
-# guesser and with two guessers trained elsewhere (GloVe, MiniLM: read by the guessers only, never
-# the spymaster; judge by the worse of the two), then the clues people wrote (human-clues).
+# The clues judged from outside: 200 seeded games on all stored card words, every strategy, with
+# our own guesser and with two guessers trained elsewhere (GloVe, MiniLM: read by the guessers
+# only, never the spymaster; judge by the worse of the two), then the default strategy on the
+# boards of each edition (EVAL_LISTS), then the clues people wrote (human-clues).
 EVAL_GAMES ?= 200
 EVAL_SEED ?= 1
 GLOVE ?= $(SHARED)/guesser/glove-6B-50d-top100k.txt.gz
 MINILM ?= $(SHARED)/guesser/minilm-L6-top50k.txt.gz
 SCENARIOS ?= $(SHARED)/human-clues/scenarios-dev.tsv
+# The editions whose boards `make eval` plays, each judged by both outside guessers.
+EVAL_LISTS ?= codenames duet deep-undercover
 eval: build
 	$(BIN) eval --games $(EVAL_GAMES) --seed $(EVAL_SEED) --db $(DB) \
 		--strategies relatedness,threshold,herfindahl,setnet --guesser own \
 		--guesser vectors:$(GLOVE) --guesser vectors:$(MINILM)
+	for list in $(EVAL_LISTS); do \
+		$(BIN) eval --games $(EVAL_GAMES) --seed $(EVAL_SEED) --db $(DB) --words $$list --data $(SHARED) \
+			--strategies relatedness --guesser vectors:$(GLOVE) --guesser vectors:$(MINILM) || exit 1; \
+	done
 	$(BIN) eval --scenarios $(SCENARIOS) --db $(DB) --strategies relatedness,threshold,herfindahl,setnet \
 		--guesser vectors:$(GLOVE) --guesser vectors:$(MINILM)
 

@@ -559,11 +559,13 @@ fn malformed_stored_relatedness_is_an_error_naming_table_and_term() {
     };
     let expected = format!("expected {clue_words} (clue_words rows)");
 
-    // One score where there should be one per clue word.
+    // One score where there should be one per clue word; the guesser's reading (computed from
+    // relatedness_by_id) short of one clue word's row.
     let db = tampered(
         "short.sqlite",
         "UPDATE relatedness_vectors SET scores = x'00000000' WHERE term = 'apple';
-         UPDATE relatedness_reading SET scores = x'00000000' WHERE term = 'apple';",
+         DELETE FROM relatedness_by_id WHERE clue_id = 0
+           AND card_id = (SELECT id FROM card_words WHERE word = 'apple');",
     );
     fails_naming(
         &suggest,
@@ -573,7 +575,7 @@ fn malformed_stored_relatedness_is_an_error_naming_table_and_term() {
     fails_naming(
         &guess,
         &db,
-        &["relatedness_reading", "'apple' has 1 scores", &expected],
+        &["relatedness_by_id", "'apple' has no row for clue word id 0"],
     );
     fails_naming(&guess, &db, &["pipeline relatedness"]);
 

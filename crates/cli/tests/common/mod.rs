@@ -239,9 +239,25 @@ pub fn wikispeedia_db(name: &str) -> PathBuf {
     wikispeedia_db_with(name, &[])
 }
 
-/// [`wikispeedia_db`] with more flags for `pipeline all` (`--keep-text`, `--keep-links`).
+/// [`wikispeedia_db`] with more flags for `pipeline all` (`--keep-text`, `--keep-links`). The
+/// card words are the 400 of `terms.txt`, which the tests of boards and terms are written for;
+/// [`wikispeedia_db_as_make`] builds with the other editions' lists too.
 #[allow(dead_code)]
 pub fn wikispeedia_db_with(name: &str, flags: &[&str]) -> PathBuf {
+    let terms = inputs().join("terms.txt");
+    let mut all = vec!["--terms", utf8(&terms)];
+    all.extend(flags);
+    wikispeedia_db_flags(name, &all)
+}
+
+/// The Wikispeedia database with the card words `make pipeline` stores: `terms.txt` and the
+/// lists of `../shared/data/word-lists/` (Codenames Duet, Deep Undercover).
+#[allow(dead_code)]
+pub fn wikispeedia_db_as_make(name: &str) -> PathBuf {
+    wikispeedia_db_flags(name, &[])
+}
+
+fn wikispeedia_db_flags(name: &str, flags: &[&str]) -> PathBuf {
     let db = built_db_dir(name).join("clues.sqlite");
     let start = std::time::Instant::now();
     let (data, inputs) = (data(), inputs());

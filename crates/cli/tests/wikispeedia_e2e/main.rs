@@ -3,6 +3,7 @@
 //! a debug build), then `pipeline` checks their tables, `keep` compares them, `query` runs the
 //! query commands, `serve` serves one (one binary, so that one build serves them all).
 
+mod any_board;
 #[path = "../common/mod.rs"]
 mod common;
 mod keep;
@@ -14,6 +15,16 @@ mod setnet;
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
+
+/// The database `make pipeline` builds from Wikispeedia, with the other editions' card words
+/// (the tests of any board a person brings), built the first time it is asked for.
+static AS_MAKE: LazyLock<PathBuf> =
+    LazyLock::new(|| common::wikispeedia_db_as_make("wikispeedia-lists"));
+
+/// [`AS_MAKE`].
+pub fn lists_db() -> &'static Path {
+    &AS_MAKE
+}
 
 /// The two databases every test here reads, built at once (two processes side by side: each
 /// is a minute of a debug build, much of it on one core), the first time either is asked for.

@@ -301,11 +301,12 @@ fn irregular_inflections_are_counted() {
 fn meta_records_every_stage() {
     let c = open(db());
     // Schema 6: the relatedness stored by ids (`relatedness_by_id`, `card_words`), read by word
-    // through the `relatedness` view; clue_forms and relatedness_reading since schema 5; schema
-    // 7: the links as a graph (`link_graph`).
-    assert_eq!(meta(&c, "schema_version").as_deref(), Some("7"));
-    // Every other form leads to a clue word, and none is a clue word itself; the reading has
-    // a row of the same length for every card word of the relatedness.
+    // through the `relatedness` view; clue_forms since schema 5; schema 7: the links as a graph
+    // (`link_graph`); schema 8: the measures in ten-thousandths, the reading computed from
+    // them, the clue words' vectors and company (any word as a card).
+    assert_eq!(meta(&c, "schema_version").as_deref(), Some("8"));
+    // Every other form leads to a clue word, and none is a clue word itself; every card word
+    // has a row with every clue word, and every clue word its vector and company.
     let q = |sql: &str| count(&c, sql);
     assert!(q("SELECT count(*) FROM clue_forms") > 1000);
     assert_eq!(
@@ -317,12 +318,24 @@ fn meta_records_every_stage() {
         0
     );
     assert_eq!(
-        q(
-            "SELECT count(*) FROM relatedness_vectors v JOIN relatedness_reading r USING (term)
-           WHERE length(r.scores) = length(v.scores)"
-        ),
-        q("SELECT count(*) FROM relatedness_vectors")
+        q("SELECT count(*) FROM relatedness_by_id"),
+        q("SELECT count(*) FROM relatedness_vectors") * q("SELECT count(*) FROM clue_words")
     );
+    assert_eq!(
+        q("SELECT count(*) FROM clue_company"),
+        q("SELECT count(*) FROM clue_words")
+    );
+    assert_eq!(
+        q("SELECT length(vectors) / 2 / dims FROM clue_vectors"),
+        q("SELECT count(*) FROM clue_words")
+    );
+    for key in ["reading_ppmi_std", "reading_cosine_std", "reading_mix_std"] {
+        let v: f64 = meta(&c, &format!("relatedness.{key}"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(v > 0.0, "{key} {v}");
+    }
     assert_eq!(meta(&c, "ingest.corpus").as_deref(), Some("wikispeedia"));
     assert_eq!(meta(&c, "ingest.pages").as_deref(), Some("4604"));
     assert_eq!(meta(&c, "ingest.links").as_deref(), Some("119882"));

@@ -189,15 +189,15 @@ fn a_database_renamed_over_the_served_one_is_read_whole_from_the_next_request() 
     for r in suggest_all(12) {
         json_of(&r, 200);
     }
-    // Another database: one card word fewer (apple), and moon related to nothing.
+    // Another database: one card word fewer (apple, no word but the stored cards being a card
+    // there), and moon related to nothing.
     let next = dir.path().join("clues.sqlite.new");
     std::fs::copy(db(), &next).unwrap();
     let conn = rusqlite::Connection::open(&next).unwrap();
     conn.execute_batch(
         "DELETE FROM relatedness_vectors WHERE term = 'apple';
-         DELETE FROM relatedness_reading WHERE term = 'apple';
-         UPDATE relatedness_vectors SET scores = zeroblob(length(scores)) WHERE term = 'moon';
-         UPDATE relatedness_reading SET scores = zeroblob(length(scores)) WHERE term = 'moon';",
+         DELETE FROM clue_vectors;
+         UPDATE relatedness_vectors SET scores = zeroblob(length(scores)) WHERE term = 'moon';",
     )
     .unwrap();
     drop(conn);

@@ -1,0 +1,209 @@
+//! Any board a person brings (issue 45): a Codenames Duet board, words typed by hand that no
+//! list names (scored from the stored vectors), an unknown word still a warning, and boards
+//! drawn from a word list (`eval --words`, `play --words`).
+
+use crate::common::{Run, clue_db, open, utf8};
+use crate::lists_db as db;
+use serde_json::Value;
+
+/// `clue-db CMD ARGS… --db DB` on the database `make pipeline` builds.
+fn query(args: &[&str]) -> Run {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--db", utf8(db())]);
+    clue_db(all)
+}
+
+/// `suggest --json` for a board; the answer as JSON.
+fn suggest_json(pos: &[&str], neg: &[&str], assassin: &str) -> Value {
+    let run = query(&[
+        "suggest",
+        "--pos",
+        &pos.join(","),
+        "--neg",
+        &neg.join(","),
+        "--assassin",
+        assassin,
+        "--json",
+    ])
+    .ok();
+    serde_json::from_str(&run.stdout).expect("JSON")
+}
+
+fn warnings(v: &Value) -> Vec<String> {
+    v["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .map(|w| w.as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// The words of a list of `../shared/data/word-lists/`, lower-case.
+fn list(name: &str) -> Vec<String> {
+    let path = crate::common::data().join("word-lists").join(name);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| l.trim().to_lowercase())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn a_duet_board_is_answered_from_stored_rows() {
+    // The build stored a row for every Duet word the corpus knows (make pipeline reads the
+    // word lists beside terms.txt).
+    let c = open(db());
+    let stored: Vec<String> = list("duet.txt")
+        .into_iter()
+        .filter(|w| {
+            c.query_row(
+                "SELECT count(*) FROM relatedness_vectors WHERE term = ?1",
+                [w],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap()
+                > 0
+        })
+        .collect();
+    assert!(
+        stored.len() > 300,
+        "only {} Duet words stored",
+        stored.len()
+    );
+    let words: Vec<&str> = stored.iter().take(25).map(String::as_str).collect();
+    let v = suggest_json(&words[..9], &words[9..17], words[24]);
+    assert!(warnings(&v).is_empty(), "{v}");
+    assert!(v["clue"].is_string(), "a Duet board got no clue: {v}");
+    let targets: Vec<&str> = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        !targets.is_empty() && targets.iter().all(|t| words[..9].contains(t)),
+        "{v}"
+    );
+}
+
+/// Frequent clue words with no stored row, from the database: what a person might type.
+fn typed_words(n: usize) -> Vec<String> {
+    let c = open(db());
+    let mut st = c
+        .prepare(
+            "SELECT word FROM clue_words WHERE word NOT IN (SELECT term FROM relatedness_vectors)
+             ORDER BY count DESC LIMIT 400",
+        )
+        .unwrap();
+    let words: Vec<String> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(words.len() >= n, "{} clue words with no row", words.len());
+    // Every 7th of the 400 most frequent: not hand-picked, spread over the frequencies.
+    words.into_iter().step_by(7).take(n).collect()
+}
+
+#[test]
+fn words_no_list_names_are_cards_and_targets() {
+    let typed = typed_words(25);
+    let t: Vec<&str> = typed.iter().map(String::as_str).collect();
+    // A whole board of them: no warning, and the clue's targets are typed words.
+    let v = suggest_json(&t[..9], &t[9..17], t[24]);
+    assert!(warnings(&v).is_empty(), "typed words warned: {v}");
+    assert!(v["clue"].is_string(), "a typed board got no clue: {v}");
+    for target in v["targets"].as_array().unwrap() {
+        assert!(t[..9].contains(&target.as_str().unwrap()), "{v}");
+    }
+    // `info` says so.
+    let info = query(&["info"]).ok().stdout;
+    assert!(info.contains("cards.any_word\tyes"), "{info}");
+    assert!(
+        info.lines().any(|l| l.starts_with("cards.stored\t")),
+        "{info}"
+    );
+}
+
+#[test]
+fn a_word_the_corpus_never_met_is_still_a_warning_naming_close_words() {
+    let typed = typed_words(3);
+    let v = suggest_json(
+        &[typed[0].as_str(), "qzxqzxword"],
+        &[typed[1].as_str()],
+        &typed[2],
+    );
+    let w = warnings(&v);
+    assert_eq!(w.len(), 1, "{v}");
+    assert!(
+        w[0].contains("\"qzxqzxword\" is not a word the database knows (closest: "),
+        "{}",
+        w[0]
+    );
+    // Never a target.
+    assert!(
+        !v["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "qzxqzxword"),
+        "{v}"
+    );
+}
+
+#[test]
+fn eval_and_play_draw_boards_from_a_word_list() {
+    let run = query(&[
+        "eval",
+        "--games",
+        "2",
+        "--strategies",
+        "relatedness",
+        "--words",
+        "duet",
+        "--data",
+        utf8(&crate::common::data()),
+        "--json",
+    ])
+    .ok();
+    let v: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(v["words"]["list"], "duet", "{v}");
+    let cards = v["words"]["cards"].as_u64().unwrap();
+    assert!(cards > 300 && cards <= 390, "{v}");
+    // The games' boards hold Duet words only.
+    let played = query(&[
+        "play",
+        "--seed",
+        "4",
+        "--words",
+        "duet",
+        "--data",
+        utf8(&crate::common::data()),
+        "--json",
+    ])
+    .ok();
+    let g: Value = serde_json::from_str(&played.stdout).expect("JSON");
+    let duet = list("duet.txt");
+    let cards = g["board"]["cards"].as_array().expect("cards");
+    assert_eq!(cards.len(), 25);
+    for c in cards {
+        let w = c["word"].as_str().unwrap();
+        assert!(duet.iter().any(|d| d == w), "{w} is no Duet word");
+    }
+    // A file of one's own: fewer than 25 usable words is refused, naming the count.
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.txt");
+    std::fs::write(&small, "apple\nmoon\n").unwrap();
+    let run = clue_db([
+        "eval",
+        "--games",
+        "1",
+        "--words",
+        utf8(&small),
+        "--db",
+        utf8(db()),
+    ])
+    .failed();
+    assert!(run.stderr.contains("a board needs 25"), "{}", run.stderr);
+}
