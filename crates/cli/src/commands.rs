@@ -214,6 +214,15 @@ fn stop_on_signal() -> Result<Arc<AtomicBool>> {
 
 pub fn ingest(a: IngestArgs) -> Result<()> {
     check_ingest_options(&a)?;
+    // The database is renamed over its path: never over a dump it is built from.
+    let mut inputs = crate::outputs::Inputs::new();
+    for p in &a.paths {
+        inputs = inputs.file("the input", p);
+    }
+    if let Some(index) = &a.index {
+        inputs = inputs.file("--index", index);
+    }
+    crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
     let build = if a.resume && a.db.exists() {
         Build::update(&a.db)?
     } else {
@@ -437,6 +446,14 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             a.stage
         );
     }
+    // The hand-kept inputs the stages read, which the database must not be renamed over.
+    let mut inputs = crate::outputs::Inputs::new();
+    if let Some(terms) = &a.terms {
+        inputs = inputs.file("--terms", terms);
+    }
+    for name in ["terms.txt", "term_pages.tsv", "synonyms.tsv"] {
+        inputs = inputs.file("the input", a.inputs.join(name));
+    }
     let build = match &a.corpus {
         Some(corpora) => {
             let names: Vec<&str> = corpora.split(',').map(str::trim).collect();
@@ -447,6 +464,10 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                 .collect::<Result<Vec<_>>>()?
                 .into_iter()
                 .unzip();
+            for p in requests.iter().flat_map(|r| r.paths.iter().chain(&r.index)) {
+                inputs = inputs.file("the corpus file", p);
+            }
+            crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
             let language = build_language(a.lang.as_deref(), &wikis)?;
             let build = Build::create(&a.db)?;
             build.set_keep_links(a.keep_links);
@@ -479,6 +500,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             bail!("`pipeline ingest` needs --corpus NAME (or use `clue-db ingest`)")
         }
         None => {
+            crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
             let build = Build::update(&a.db)?;
             if let Some(code) = &a.lang {
                 pipeline::set_language(&build, text::Language::from_code(code)?)?;

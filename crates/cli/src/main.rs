@@ -4,6 +4,7 @@ mod bench;
 mod commands;
 mod download_command;
 mod out;
+mod outputs;
 mod query_commands;
 mod serve_command;
 

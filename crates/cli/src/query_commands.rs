@@ -141,7 +141,8 @@ pub struct EvalArgs {
     /// Also write one JSON line per turn to FILE: the board, the clue, its number and targets,
     /// the strategy's safety, every guesser's picks and the outcome (README, "eval --turns").
     /// With --scenarios, one line per scenario: each guesser's picks for the person's clue, and
-    /// each strategy's clue with each guesser's picks for it.
+    /// each strategy's clue with each guesser's picks for it. FILE may not be an input (the
+    /// database or its -wal, -shm, the scenarios, the vectors), by any name.
     #[arg(long, value_name = "FILE")]
     turns: Option<PathBuf>,
     /// With --turns: each line also holds the strategy's next N suggestions for the same board
@@ -623,6 +624,19 @@ pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figu
 
 pub fn eval(a: EvalArgs) -> Result<()> {
     let mut out = crate::out::stdout();
+    if let Some(turns) = &a.turns {
+        // Before anything is opened: `--turns` onto the database truncated it under its reader.
+        let mut inputs = crate::outputs::Inputs::new().database("the database --db", &a.db);
+        if let Some(s) = &a.scenarios {
+            inputs = inputs.file("--scenarios", s);
+        }
+        for g in &a.guesser {
+            if let Some(path) = g.strip_prefix("vectors:") {
+                inputs = inputs.file(format!("--guesser {g}"), path);
+            }
+        }
+        crate::outputs::refuse_overwriting_inputs("--turns", turns, &inputs)?;
+    }
     if a.games == 0 {
         bail!("--games 0: give how many games to play per strategy (1 or more)");
     }

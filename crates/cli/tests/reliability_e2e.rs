@@ -738,3 +738,111 @@ fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
     }
     assert!(common::tmp_leftovers(dir.path()).is_empty());
 }
+
+// ---- issue 46: nothing lost to a mistyped path or a signal ----
+
+/// Issue 46, item 1: `eval --turns X --db X` truncated the database it read (SIGBUS, a 0-byte
+/// file), and `--turns` onto `--scenarios` overwrote the scenarios. An output path that is an
+/// input (by any name: the same file, a symbolic link, the `-wal` beside the database) is
+/// refused before anything is opened for writing, naming both paths, and the input keeps its
+/// bytes; `ingest` and `pipeline` never rename their database over a file they read either.
+#[test]
+fn no_output_path_may_be_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let wal = dir.path().join("X.sqlite-wal");
+    std::fs::write(&wal, b"a write-ahead log").unwrap();
+    for out in [&db, &link, &wal] {
+        let out_bytes = std::fs::read(out).unwrap();
+        let run = clue_db([
+            "eval",
+            "--games",
+            "2",
+            "--strategies",
+            "relatedness",
+            "--turns",
+            utf8(out),
+            "--db",
+            utf8(&db),
+        ])
+        .failed();
+        assert!(
+            run.stderr.contains("--turns")
+                && run.stderr.contains(utf8(out))
+                && run.stderr.contains("the same file as")
+                && run.stderr.contains(utf8(&db)),
+            "{}",
+            run.stderr
+        );
+        assert!(std::fs::read(out).unwrap() == out_bytes, "{out:?} changed");
+        assert!(
+            std::fs::read(&db).unwrap() == before,
+            "the database changed"
+        );
+    }
+    std::fs::remove_file(&wal).unwrap();
+
+    let scenarios = dir.path().join("scenarios.tsv");
+    std::fs::copy(
+        common::data().join("human-clues/scenarios-dev.tsv"),
+        &scenarios,
+    )
+    .unwrap();
+    let kept = std::fs::read(&scenarios).unwrap();
+    let run = clue_db([
+        "eval",
+        "--scenarios",
+        utf8(&scenarios),
+        "--turns",
+        utf8(&scenarios),
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(run.stderr.contains("--scenarios"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&scenarios).unwrap(), kept);
+
+    // ingest's database over the dump it reads.
+    let dump = dir.path().join("dump.xml.bz2");
+    std::fs::copy(enwiki_sample(), &dump).unwrap();
+    let dump_bytes = std::fs::read(&dump).unwrap();
+    let run = clue_db([
+        "ingest",
+        "--format",
+        "xml",
+        utf8(&dump),
+        "--db",
+        utf8(&dump),
+    ])
+    .failed();
+    assert!(run.stderr.contains("--db"), "{}", run.stderr);
+    assert!(
+        std::fs::read(&dump).unwrap() == dump_bytes,
+        "the dump changed"
+    );
+
+    // pipeline's database over its card words.
+    let terms = dir.path().join("terms.txt");
+    std::fs::copy(common::inputs().join("terms.txt"), &terms).unwrap();
+    let terms_bytes = std::fs::read(&terms).unwrap();
+    let data = common::data();
+    let run = clue_db([
+        "pipeline",
+        "all",
+        "--corpus",
+        "enwiki-sample",
+        "--data",
+        utf8(&data),
+        "--terms",
+        utf8(&terms),
+        "--db",
+        utf8(&terms),
+    ])
+    .failed();
+    assert!(run.stderr.contains("--terms"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&terms).unwrap(), terms_bytes);
+    assert!(common::tmp_leftovers(dir.path()).is_empty());
+}
