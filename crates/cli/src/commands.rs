@@ -196,19 +196,20 @@ fn request(
 }
 
 /// A flag that the first Ctrl-C (or SIGTERM, SIGHUP) sets, so that a long API fetch stops and
-/// saves what it stored, as a failed fetch does; a second signal quits at once.
+/// saves what it stored, as a failed fetch does; a second signal quits at once, deleting the
+/// build's temporary file.
 fn stop_on_signal() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     let set = flag.clone();
-    ctrlc::set_handler(move || {
+    crate::signals::abandon_builds_on_signal(move || {
         if set.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+            return false;
         }
         eprintln!(
             "interrupted: stopping the fetch and saving what it stored (again to quit at once)"
         );
-    })
-    .context("installing the Ctrl-C handler")?;
+        true
+    })?;
     Ok(flag)
 }
 
@@ -223,6 +224,13 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
         inputs = inputs.file("--index", index);
     }
     crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
+    // Before the build's temporary file exists: a signal deletes it.
+    let cancel = if a.format == Format::Api {
+        Some(stop_on_signal()?)
+    } else {
+        crate::signals::abandon_builds_on_signal(|| false)?;
+        None
+    };
     let build = if a.resume && a.db.exists() {
         Build::update(&a.db)?
     } else {
@@ -232,11 +240,6 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
     // A failed API fetch keeps what it stored when that loses nothing: when it adds to the
     // database (--resume), or when there was none. Over another database it leaves it alone.
     let keep_partial = a.format == Format::Api && (a.resume || !a.db.exists());
-    let cancel = if a.format == Format::Api {
-        Some(stop_on_signal()?)
-    } else {
-        None
-    };
     let req = Request {
         cancel,
         page_ids: a.page_ids,
@@ -429,6 +432,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
     };
     // Before any stage: a bad value would otherwise fail (or build nonsense) minutes in.
     config.relate.check().map_err(anyhow::Error::msg)?;
+    crate::signals::abandon_builds_on_signal(|| false)?;
     let stages: Vec<&str> = match a.stage.as_str() {
         "all" => pipeline::STAGES.to_vec(),
         "ingest" => vec![],

@@ -7,6 +7,7 @@ mod out;
 mod outputs;
 mod query_commands;
 mod serve_command;
+mod signals;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;

@@ -846,3 +846,69 @@ fn no_output_path_may_be_an_input() {
     assert_eq!(std::fs::read(&terms).unwrap(), terms_bytes);
     assert!(common::tmp_leftovers(dir.path()).is_empty());
 }
+
+/// Issue 46, item 2: SIGTERM, Ctrl-C (SIGINT) or SIGHUP ended a build without deleting its
+/// temporary file `DB.tmpPID` (118 MB left by `timeout -s TERM 12 clue-db pipeline all`): a
+/// signal does not run the build's `Drop`. Each is sent while a build holds its temporary file
+/// (held there by a debug-build pause point, so nothing depends on timing): a new database
+/// (`pipeline all --corpus`), an update (`pipeline pagerank`, after its copy) and an `ingest`.
+/// The process exits 128 + the signal, the temporary file is gone, and `--db` is as it was.
+#[test]
+fn a_signal_during_a_build_deletes_its_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let data = common::data();
+    let sample = enwiki_sample();
+    let cases: [(&[&str], &str, i32, i32); 3] = [
+        (
+            &[
+                "pipeline",
+                "all",
+                "--corpus",
+                "enwiki-sample",
+                "--data",
+                utf8(&data),
+            ],
+            "created",
+            libc::SIGTERM,
+            143,
+        ),
+        (&["pipeline", "pagerank"], "copied", libc::SIGINT, 130),
+        (
+            &["ingest", "--format", "xml", utf8(&sample)],
+            "created",
+            libc::SIGHUP,
+            129,
+        ),
+    ];
+    for (args, point, signal, code) in cases {
+        let gate = dir.path().join(format!("gate-{signal}"));
+        std::fs::create_dir(&gate).unwrap();
+        let mut all = args.to_vec();
+        all.extend(["--db", utf8(&db)]);
+        let mut child = spawn(
+            &all,
+            &[
+                ("CLUE_DB_TEST_PAUSE", Path::new(point)),
+                ("CLUE_DB_TEST_PAUSE_DIR", &gate),
+            ],
+        );
+        if !held_at_pause(&mut child, &gate, Duration::from_secs(60)) {
+            let _ = child.kill();
+            panic!("{args:?} never reached {point:?}:\n{}", stderr_of(child));
+        }
+        let tmp = PathBuf::from(std::fs::read_to_string(gate.join("reached")).unwrap());
+        assert!(tmp.exists(), "{args:?}: no temporary file at {tmp:?}");
+        // SAFETY: kill(2) on the child this test started.
+        unsafe { libc::kill(child.id() as libc::pid_t, signal) };
+        let status = wait_bounded(&mut child, Duration::from_secs(60)).expect("no exit");
+        assert_eq!(status.code(), Some(code), "{args:?}: {status:?}");
+        assert!(!tmp.exists(), "{args:?}: {tmp:?} is left");
+        assert!(common::tmp_leftovers(dir.path()).is_empty(), "{args:?}");
+        assert!(
+            std::fs::read(&db).unwrap() == before,
+            "{args:?}: --db changed"
+        );
+    }
+}

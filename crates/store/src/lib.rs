@@ -10,7 +10,7 @@ mod read;
 mod relatedness;
 mod setnet;
 
-pub use build::{Build, Store, name_database};
+pub use build::{Build, Store, abandon_builds_and_exit, name_database};
 pub use graph::{DEFAULT_CHUNK_PAIRS, GRAPH_TABLE, GraphBuilder, GraphHeader, LinkGraph};
 pub use ingest::{KeepInputs, LINKS_KEY, LinkStats, MAX_TITLE_BYTES, NewPage, PAGE_TEXT_KEY};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
