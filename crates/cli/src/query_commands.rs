@@ -48,8 +48,8 @@ pub struct SuggestArgs {
     /// `"clue": null`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: StrategyKind,
-    /// How many suggestions (the best and its alternatives), 1 or more.
-    #[arg(long, default_value_t = 5)]
+    /// How many suggestions (the best and its alternatives), 1 to 100.
+    #[arg(long, default_value_t = 5, value_parser = whole_in(1, 100))]
     top: usize,
     #[command(flatten)]
     margin: MarginArg,
@@ -79,16 +79,16 @@ pub struct GuessArgs {
     /// The clue heard.
     #[arg(long)]
     clue: String,
-    /// The number heard (0 = no limit).
-    #[arg(long)]
+    /// The number heard, 0 to 25 (0 = no limit).
+    #[arg(long, value_parser = whole_in(0, 25))]
     count: usize,
     /// The unrevealed words, comma-separated.
     #[arg(long)]
     board: String,
-    /// Stop guessing below this score. Applies to the seed-003 scores, read when the clue is no
-    /// clue word of the relatedness; with relatedness the cards are ranked by it, best first,
-    /// and a card the database does not know is never guessed.
-    #[arg(long, default_value_t = 0.01)]
+    /// Stop guessing below this score, 0 to 1. Applies to the seed-003 scores (0 to 1), read
+    /// when the clue is no clue word of the relatedness; with relatedness the cards are ranked
+    /// by it, best first, and a card the database does not know is never guessed.
+    #[arg(long, default_value_t = 0.01, value_parser = number_in(0.0, 1.0))]
     floor: f64,
     #[arg(long)]
     json: bool,
@@ -98,7 +98,7 @@ pub struct GuessArgs {
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Seed of the board and the opponent.
+    /// Seed of the board and the opponent, any whole number from 0 to 2^64 − 1.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
@@ -119,9 +119,11 @@ pub struct PlayArgs {
 
 #[derive(Args)]
 pub struct EvalArgs {
-    /// Games per strategy.
-    #[arg(long, default_value_t = 100)]
+    /// Games per strategy, 1 to 100000.
+    #[arg(long, default_value_t = 100, value_parser = whole_in(1, MAX_GAMES))]
     games: usize,
+    /// Seed of the games (game `i` plays the board of seed `f(seed, i)`), any whole number from
+    /// 0 to 2^64 − 1.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Strategies to compare, comma-separated.
@@ -146,9 +148,10 @@ pub struct EvalArgs {
     #[arg(long, value_name = "FILE")]
     turns: Option<PathBuf>,
     /// With --turns: each line also holds the strategy's next N suggestions for the same board
-    /// (fewer when it ranks fewer: it ranks 10), each with every guesser's picks
+    /// (fewer when it ranks fewer: it ranks 10; N is 0 to 20), each with every guesser's picks
     /// (`alternatives`), to compare clues on the same board.
-    #[arg(long, value_name = "N", default_value_t = 0, requires = "turns")]
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "turns",
+          value_parser = whole_in(0, 20))]
     alternatives: usize,
     /// Instead of games, check clues people wrote: a file of scenarios (tab-separated `id`,
     /// `team`, `avoid`, `clue`, as `../shared/data/human-clues/scenarios-dev.tsv`). Reports how
@@ -169,14 +172,15 @@ pub struct MarginArg {
     /// How far a target's score must exceed the clue's score with the assassin. Default per
     /// strategy: relatedness 4.1 (in standard deviations of its scores); threshold and
     /// herfindahl 0.1 (about one more mention on a well-ranked page; threshold applies it to
-    /// every target, herfindahl to its targets' check against the scores).
-    #[arg(long)]
+    /// every target, herfindahl to its targets' check against the scores). 0 to 100.
+    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
     assassin_margin: Option<f64>,
-    /// relatedness: how far a target must score above every opponent card (default 1.5).
-    #[arg(long)]
+    /// relatedness: how far a target must score above every opponent card (default 1.5), 0 to
+    /// 100.
+    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
     opponent_margin: Option<f64>,
-    /// relatedness: how far a target must score above every bystander (default 1.0).
-    #[arg(long)]
+    /// relatedness: how far a target must score above every bystander (default 1.0), 0 to 100.
+    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
     neutral_margin: Option<f64>,
     /// relatedness: how clues with as many targets are ranked. `board` (the default): by what
     /// a guesser who weighs every unrevealed card would likely take, team cards gained less the
@@ -184,34 +188,56 @@ pub struct MarginArg {
     #[arg(long, value_parser = ["board", "safety"])]
     rank_by: Option<String>,
     /// relatedness, `--rank-by board`: how sharply the modelled guesser prefers the more
-    /// related card, per unit of relatedness (default 0.6).
-    #[arg(long)]
+    /// related card, per unit of relatedness (default 0.6); more than 0 (at 0 every card is
+    /// as likely and every clue ties) and at most 10 (sharper, the chances saturate and clues
+    /// tie again).
+    #[arg(long, value_parser = number_above(0.0, MAX_BETA))]
     board_beta: Option<f64>,
     /// relatedness, `--rank-by board`: how many team cards the assassin's chance costs
-    /// (default 4.5).
-    #[arg(long)]
+    /// (default 4.5), 0 to 100.
+    #[arg(long, value_parser = number_in(0.0, MAX_ASSASSIN_WEIGHT))]
     board_assassin_weight: Option<f64>,
     /// relatedness, `--rank-by board`: how sharply the modelled guesser prefers a card over
     /// the assassin, per unit of relatedness (default 0.35: flatter than --board-beta, the
-    /// assassin's chance taken as a flatter reader would have it).
-    #[arg(long)]
+    /// assassin's chance taken as a flatter reader would have it), 0 to 10 (0: the assassin
+    /// as likely as any card, whatever it has to do with the clue).
+    #[arg(long, value_parser = number_in(0.0, MAX_BETA))]
     board_assassin_beta: Option<f64>,
+}
+
+/// The ranges of the query commands' numbers (`--help` says each): past them a number is a
+/// mistake, not a setting, and a huge `--top` or `--alternatives` asked for memory for that
+/// many suggestions (`--top 18446744073709551615` panicked, "capacity overflow").
+const MAX_GAMES: usize = 100_000;
+const MAX_MARGIN: f64 = 100.0;
+const MAX_BETA: f64 = 10.0;
+const MAX_ASSASSIN_WEIGHT: f64 = 100.0;
+
+/// A clap parser of a whole number from `lo` to `hi`; clap names the flag in its error.
+pub fn whole_in(lo: usize, hi: usize) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(lo as u64..=hi as u64)
+}
+
+/// A clap parser of a finite number from `lo` to `hi`, both included.
+fn number_in(lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
+    move |s| match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(format!("give a number from {lo} to {hi}")),
+    }
+}
+
+/// A clap parser of a finite number above `lo` and at most `hi`.
+fn number_above(lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
+    move |s| match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > lo && x <= hi => Ok(x),
+        _ => Err(format!("give a number more than {lo} and at most {hi}")),
+    }
 }
 
 impl MarginArg {
     /// The margins given; refuses one that is not a score difference.
     fn value(&self) -> Result<Margins> {
-        for (name, m) in [
-            ("assassin", self.assassin_margin),
-            ("opponent", self.opponent_margin),
-            ("neutral", self.neutral_margin),
-        ] {
-            if let Some(m) = m
-                && !(m.is_finite() && m >= 0.0)
-            {
-                bail!("--{name}-margin {m} is not a margin: give a number of 0 or more");
-            }
-        }
+        // Each number is in its range (checked as it is parsed).
         let tuned = self.board_beta.is_some()
             || self.board_assassin_weight.is_some()
             || self.board_assassin_beta.is_some();
@@ -230,15 +256,6 @@ impl MarginArg {
                     assassin_weight: self.board_assassin_weight.unwrap_or(d.assassin_weight),
                     assassin_beta: self.board_assassin_beta.unwrap_or(d.assassin_beta),
                 };
-                for (name, x) in [
-                    ("board-beta", model.beta),
-                    ("board-assassin-weight", model.assassin_weight),
-                    ("board-assassin-beta", model.assassin_beta),
-                ] {
-                    if !(x.is_finite() && x >= 0.0) {
-                        bail!("--{name} {x}: give a number of 0 or more");
-                    }
-                }
                 Some(Ranking::Board(model))
             }
             _ => None,
@@ -280,9 +297,6 @@ pub fn answer(k: &StoreKnowledge, req: &Request, strategy: StrategyKind) -> Resu
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    if a.top == 0 {
-        bail!("--top 0: give how many suggestions to print (1 or more)");
-    }
     let strategy = a.strategy.with_top(a.top).with_margins(a.margin.value()?);
     let req = Request {
         pos: parse_list(&a.pos),
@@ -472,12 +486,6 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     if board.is_empty() {
         bail!("--board is empty: give the unrevealed words, comma-separated");
     }
-    if !(a.floor.is_finite() && a.floor >= 0.0) {
-        bail!(
-            "--floor {} is not a score: give a number of 0 or more",
-            a.floor
-        );
-    }
     let clue = normalize_word(&a.clue);
     if !query::legality::is_word(&clue) {
         bail!("{:?} is not a clue: a clue is one word of letters", a.clue);
@@ -636,9 +644,6 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             }
         }
         crate::outputs::refuse_overwriting_inputs("--turns", turns, &inputs)?;
-    }
-    if a.games == 0 {
-        bail!("--games 0: give how many games to play per strategy (1 or more)");
     }
     let margins = a.margin.value()?;
     let store = Store::open(&a.db)?;
