@@ -337,7 +337,7 @@ pub fn corpus_request(data: &Path, dumps: &Path, corpus: &str) -> Result<(Reques
             bail!("{}: no such dump run folder", run.display());
         }
         let parsed = pipeline::dump_run::DumpRun::from_paths(std::slice::from_ref(&run))
-            .with_context(|| format!("corpus {corpus:?}"))?;
+            .with_context(|| format!("corpus {}", query::shown(corpus)))?;
         let wiki = match parsed.wiki {
             Some(w) => w,
             None if is_path => bail!(
@@ -364,8 +364,9 @@ pub fn corpus_request(data: &Path, dumps: &Path, corpus: &str) -> Result<(Reques
     let path = data.join(rel);
     if !path.exists() {
         bail!(
-            "{}: corpus {corpus:?} not found (is ../shared beside the repository?)",
-            path.display()
+            "{}: corpus {} not found (is ../shared beside the repository?)",
+            path.display(),
+            query::shown(corpus)
         );
     }
     Ok((
@@ -438,7 +439,8 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         "ingest" => vec![],
         s if pipeline::STAGES.contains(&s) => vec![s],
         other => bail!(
-            "unknown stage {other:?}; stages: all, ingest, {}",
+            "unknown stage {}; stages: all, ingest, {}",
+            query::shown(other),
             pipeline::STAGES.join(", ")
         ),
     };

@@ -47,7 +47,7 @@ pub struct SuggestArgs {
     /// the nearest legal clue word and said only if it clears the relatedness margins (else
     /// `"clue": null`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
-    strategy: StrategyKind,
+    strategy: String,
     /// How many suggestions (the best and its alternatives), 1 to 100.
     #[arg(long, default_value_t = 5, value_parser = whole_in(1, 100))]
     top: usize,
@@ -102,7 +102,7 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
-    strategy: StrategyKind,
+    strategy: String,
     #[command(flatten)]
     margin: MarginArg,
     /// Who guesses: `own` (our knowledge) or `vectors:PATH` (word2vec text vectors, `.gz` too).
@@ -284,7 +284,39 @@ fn guesser<'k>(spec: &str, k: &'k dyn Knowledge) -> Result<Box<dyn Guesser + 'k>
         let name = name.split('.').next().unwrap_or("vectors").to_string();
         return Ok(Box::new(VectorGuesser::new(&name, v)));
     }
-    bail!("--guesser {spec:?}: give `own` or `vectors:PATH`")
+    bail!(
+        "--guesser {}: give `own` or `vectors:PATH`",
+        query::shown(spec)
+    )
+}
+
+/// `--strategy NAME`, parsed here rather than by clap, whose error would echo a long name whole.
+fn strategy_arg(name: &str) -> Result<StrategyKind> {
+    name.parse().context("--strategy")
+}
+
+/// A word for a line of text: as it is, or by its start and length when it is long.
+fn plain(word: &str) -> std::borrow::Cow<'_, str> {
+    if word.chars().count() > query::SHOWN_CHARS {
+        query::shown(word).into()
+    } else {
+        word.into()
+    }
+}
+
+/// The clue typed (`explain CLUE`, `guess --clue`), normalised: one word of letters, at most
+/// [`query::SHOWN_CHARS`] characters as the API takes it (no clue word is longer, and a longer
+/// one would be echoed in every line).
+fn clue_arg(raw: &str) -> Result<String> {
+    let clue = normalize_word(raw);
+    if clue.chars().count() > query::SHOWN_CHARS || !query::legality::is_word(&clue) {
+        bail!(
+            "{} is not a clue: a clue is one word of letters, at most {} of them",
+            query::shown(raw),
+            query::SHOWN_CHARS
+        );
+    }
+    Ok(clue)
 }
 
 /// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
@@ -297,7 +329,9 @@ pub fn answer(k: &StoreKnowledge, req: &Request, strategy: StrategyKind) -> Resu
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    let strategy = a.strategy.with_top(a.top).with_margins(a.margin.value()?);
+    let strategy = strategy_arg(&a.strategy)?
+        .with_top(a.top)
+        .with_margins(a.margin.value()?);
     let req = Request {
         pos: parse_list(&a.pos),
         neg: parse_list(&a.neg),
@@ -375,10 +409,7 @@ fn warn(warnings: &[String]) {
 pub fn explain(a: ExplainArgs) -> Result<()> {
     let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
-    let clue = normalize_word(&a.clue);
-    if !query::legality::is_word(&clue) {
-        bail!("{:?} is not a clue: a clue is one word of letters", a.clue);
-    }
+    let clue = clue_arg(&a.clue)?;
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
     let mut warnings = unknown_words(&terms, &known_words(&store)?, "it has no evidence");
     warnings.extend(query::store_knowledge::clue_warning(&store, &clue)?);
@@ -407,7 +438,12 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     } in found
     {
         match e {
-            None => writeln!(out, "{clue} -> {t}: no evidence in scores (score 0)")?,
+            // A long word the database cannot know (warned of above) is cut here too.
+            None => writeln!(
+                out,
+                "{clue} -> {}: no evidence in scores (score 0)",
+                plain(&t)
+            )?,
             Some(e) => {
                 writeln!(
                     out,
@@ -462,7 +498,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         let subset: Vec<String> = x
             .subset
             .iter()
-            .map(|(w, d)| format!("{w} {}", dist(*d)))
+            .map(|(w, d)| format!("{} {}", plain(w), dist(*d)))
             .collect();
         writeln!(
             out,
@@ -486,25 +522,30 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     if board.is_empty() {
         bail!("--board is empty: give the unrevealed words, comma-separated");
     }
-    let clue = normalize_word(&a.clue);
-    if !query::legality::is_word(&clue) {
-        bail!("{:?} is not a clue: a clue is one word of letters", a.clue);
-    }
+    let clue = clue_arg(&a.clue)?;
     let mut seen = std::collections::HashSet::new();
     if let Some(w) = board.iter().find(|w| !seen.insert(w.as_str())) {
-        bail!("{w:?} is on --board twice; each card is there once");
+        bail!(
+            "{} is on --board twice; each card is there once",
+            query::shown(w)
+        );
     }
     // A card cannot be its own clue (the legality rules' first board rule; a word of a
     // multi-word card counts).
     if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
-        bail!("--clue {clue:?} is the card {card:?} on --board: a clue is never a board word");
+        bail!(
+            "--clue {} is the card {} on --board: a clue is never a board word",
+            query::shown(&clue),
+            query::shown(&card)
+        );
     }
     let k = StoreKnowledge::new(&store);
     let known = known_words(&store)?;
     let mut warnings = unknown_words(&board, &known, "it is never guessed");
     if !store.is_clue(&clue)? && store.clue_of_form(&clue)?.is_none() {
         warnings.push(format!(
-            "{clue:?} is no clue word of the database: nothing relates to it"
+            "{} is no clue word of the database: nothing relates to it",
+            query::shown(&clue)
         ));
     }
     warn(&warnings);
@@ -519,8 +560,9 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     } else if guesses.is_empty() {
         writeln!(
             out,
-            "no word relates to {:?} (or scores above {}): pass",
-            a.clue, a.floor
+            "no word relates to {} (or scores above {}): pass",
+            query::shown(&clue),
+            a.floor
         )?;
     } else {
         for g in guesses {
@@ -532,7 +574,7 @@ pub fn guess(a: GuessArgs) -> Result<()> {
 
 pub fn play(a: PlayArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    let strategy = a.strategy.with_margins(a.margin.value()?);
+    let strategy = strategy_arg(&a.strategy)?.with_margins(a.margin.value()?);
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
     let guesser = guesser(&a.guesser, &k)?;
@@ -603,24 +645,19 @@ pub fn play(a: PlayArgs) -> Result<()> {
 pub fn unknown_words(board: &[String], known: &[String], what_then: &str) -> Vec<String> {
     // A long word is shown by its start and length, and compared with no known word (no card
     // is that long, and edit distances to it would take long).
-    const LONGEST: usize = 64;
     let set: std::collections::HashSet<&String> = known.iter().collect();
     board
         .iter()
         .filter(|w| !set.contains(w))
         .map(|w| {
-            let chars = w.chars().count();
-            let (shown, hint) = if chars > LONGEST {
-                let start: String = w.chars().take(LONGEST).collect();
-                (format!("{start:?}… ({chars} characters)"), String::new())
+            let shown = query::shown(w);
+            let hint = if w.chars().count() > query::SHOWN_CHARS {
+                String::new()
             } else if known.is_empty() {
-                (
-                    format!("{w:?}"),
-                    " (it knows no word: run `clue-db pipeline all`)".to_string(),
-                )
+                " (it knows no word: run `clue-db pipeline all`)".to_string()
             } else {
                 let near = query::store_knowledge::closest(w, known, 3).join(", ");
-                (format!("{w:?}"), format!(" (closest: {near})"))
+                format!(" (closest: {near})")
             };
             format!("{shown} is not a word the database knows{hint}: {what_then}")
         })

@@ -89,17 +89,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// `word` as a message shows it: quoted and escaped, cut to [`MAX_WORD_CHARS`] characters with
-/// its length (a 16 KB "word" is not echoed whole).
-pub fn shown(word: &str) -> String {
-    let chars = word.chars().count();
-    if chars > MAX_WORD_CHARS {
-        let start: String = word.chars().take(MAX_WORD_CHARS).collect();
-        format!("{start:?}… ({chars} characters)")
-    } else {
-        format!("{word:?}")
-    }
-}
+/// `word` as a message shows it: quoted and escaped, cut to 64 characters with its length (a
+/// 16 KB "word" is not echoed whole); the one helper of the CLI's messages and the API's.
+pub use query::shown;
 
 /// Whether `host` (a `Host` header) names this machine's loopback interface with the port
 /// bound: `localhost`, `127.0.0.1`, `[::1]` or the address bound (`127.0.0.2`), any case, the
@@ -290,7 +282,9 @@ fn rejection(r: JsonRejection) -> ApiError {
         StatusCode::UNSUPPORTED_MEDIA_TYPE => {
             "send the body as JSON, with `Content-Type: application/json`".to_string()
         }
-        _ => r.body_text(),
+        // serde's message quotes what was sent: an unknown field's name (twice, with its
+        // path), a string where a number belongs; cut as words are.
+        _ => query::cut_long_words(&r.body_text()),
     };
     ApiError::new(status, message)
 }
@@ -486,7 +480,8 @@ fn strategy(name: Option<&str>) -> ApiResult<query::game::StrategyKind> {
     let name = name.unwrap_or(engine::DEFAULT_STRATEGY);
     Engine::strategy(name).map_err(|_| {
         ApiError::bad(format!(
-            "unknown strategy {name:?} (expected one of: {})",
+            "unknown strategy {} (expected one of: {})",
+            shown(name),
             engine::STRATEGIES.join(", ")
         ))
     })

@@ -1087,3 +1087,47 @@ fn numbers_outside_their_documented_range_are_refused_naming_flag_and_range() {
     ])
     .ok();
 }
+
+/// Issue 46, item 7: `explain QQQ… apple` and `guess --clue QQQ…` printed a 15,000-letter clue
+/// whole (it is a word of letters), as did an unknown `--strategy` (clap's message) and a long
+/// card in `explain`'s lines. A clue is at most 64 letters, as the API takes it; every word a
+/// message names is cut to its start and its length.
+#[test]
+fn long_words_typed_are_never_echoed_whole() {
+    let long = "q".repeat(15_000);
+    for args in [
+        &["explain", &long, "apple"][..],
+        &[
+            "guess",
+            "--clue",
+            &long,
+            "--count",
+            "1",
+            "--board",
+            "apple,water",
+        ],
+        &["suggest", "--pos", "apple", "--strategy", &long],
+        &["play", "--strategy", &long],
+        &["eval", "--games", "1", "--strategies", &long],
+        &["eval", "--games", "1", "--guesser", &long],
+    ] {
+        let run = query(args).failed();
+        assert!(
+            run.stdout.len() + run.stderr.len() < 1_000
+                && run.stderr.contains("(15000 characters)"),
+            "{:?}: {} bytes: {}",
+            &args[..2],
+            run.stderr.len(),
+            run.stderr.chars().take(300).collect::<String>()
+        );
+    }
+    // A long card in explain: warned of, and its line cut, both by its start and length.
+    let run = query(&["explain", "fruit", &long]).ok();
+    assert!(
+        run.stdout.len() + run.stderr.len() < 2_000,
+        "{} + {} bytes",
+        run.stdout.len(),
+        run.stderr.len()
+    );
+    assert!(run.stdout.contains("(15000 characters)"), "{}", run.stdout);
+}

@@ -366,3 +366,42 @@ fn a_games_colours_are_never_served_while_it_is_played_and_long_words_are_cut() 
         assert!(e.len() < 300 && e.contains("(16000 characters)"), "{e}");
     }
 }
+
+/// Issue 46, item 7: a 15,000-character `strategy`, `seed`, unknown field name, or a string
+/// where a number belongs came back whole in 15–30 KB of error (twice for a field name). Each
+/// is now named by its start and its length.
+#[test]
+fn long_strategies_seeds_and_field_names_are_cut_in_errors() {
+    let s = Served::start(db());
+    let long = "q".repeat(15_000);
+    let mut unknown_field = serde_json::Map::new();
+    unknown_field.insert("pos".to_string(), json!(["apple"]));
+    unknown_field.insert(long.clone(), json!(1));
+    for (path, body) in [
+        ("/api/suggest", json!({"pos": ["apple"], "strategy": long})),
+        ("/api/new-game", json!({"strategy": long})),
+        ("/api/new-game", json!({"seed": long})),
+        ("/api/board", json!({"seed": long})),
+        ("/api/suggest", Value::Object(unknown_field.clone())),
+        (
+            "/api/guess",
+            json!({"clue": "fruit", "board": ["apple"], "count": long}),
+        ),
+        ("/api/suggest", json!({"pos": ["apple"], "top": long})),
+    ] {
+        let r = post(&s, path, body);
+        assert!(
+            (400..500).contains(&r.status),
+            "{path}: {} {}",
+            r.status,
+            r.text().len()
+        );
+        let e = r.json().unwrap()["error"].as_str().unwrap().to_string();
+        assert!(
+            e.len() < 600 && e.contains("(15000 characters)"),
+            "{path}: {} bytes: {}",
+            e.len(),
+            e.chars().take(300).collect::<String>()
+        );
+    }
+}
