@@ -699,6 +699,15 @@ fn clock_seed() -> u64 {
         % 1_000_000
 }
 
+/// A seed from the clock that deals no game being played.
+fn free_seed(state: &AppState) -> u64 {
+    let mut seed = clock_seed();
+    while state.games.playing_seed(seed) {
+        seed = (seed + 1) % 1_000_000;
+    }
+    seed
+}
+
 /// A seeded board with every colour (for assist mode: a generated board to edit). Never the
 /// board of a game being played: its seed is on the page, and the colours would give the game
 /// away (refused with 403 for a seed asked for; another seed is drawn for one from the clock).
@@ -716,13 +725,7 @@ async fn board(
             ));
         }
         Some(seed) => seed,
-        None => {
-            let mut seed = clock_seed();
-            while state.games.playing_seed(seed) {
-                seed = (seed + 1) % 1_000_000;
-            }
-            seed
-        }
+        None => free_seed(&state),
     };
     blocking(&state, move |_, db| {
         let board = db
@@ -769,7 +772,20 @@ async fn new_game(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<crate::game::GameView>> {
-    let seed = b.seed.unwrap_or_else(clock_seed);
+    // Never a second game on the board of one being played: played to its end, it would show
+    // every colour of the first (as `/api/board` would, which refuses the seed too).
+    let seed = match b.seed {
+        Some(seed) if state.games.playing_seed(seed) => {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "seed {seed} deals the board of a game being played: start another seed, or none, until that game ends"
+                ),
+            ));
+        }
+        Some(seed) => seed,
+        None => free_seed(&state),
+    };
     // Checked now, so a bad name is a 400 before any work; the game keeps the name.
     let name = b
         .strategy

@@ -331,12 +331,21 @@ fn a_games_colours_are_never_served_while_it_is_played_and_long_words_are_cut() 
     // Another seed is served; and the seed once the game is over (lost by passing: blue
     // reveals one card a turn).
     json_of(&post(&s, "/api/board", json!({"seed": 6})), 200);
+    // Issue 46, item 6: nor a second game on the same seed: played to its end, it showed all
+    // 25 roles, the first game's. Refused alike; a game without a seed gets another.
+    let r = post(&s, "/api/new-game", json!({"seed": 5}));
+    let v = json_of(&r, 403);
+    assert!(v.get("cards").is_none(), "{v}");
+    assert!(v["error"].as_str().unwrap().contains("being played"), "{v}");
+    let other = json_of(&post(&s, "/api/new-game", json!({})), 200);
+    assert_ne!(other["seed"], 5);
     let mut game = g;
     while game["status"] == "playing" {
         game = json_of(&post(&s, &format!("/api/game/{id}/pass"), json!({})), 200);
     }
     let b = json_of(&post(&s, "/api/board", json!({"seed": 5})), 200);
     assert_eq!(b["cards"].as_array().unwrap().len(), 25);
+    json_of(&post(&s, "/api/new-game", json!({"seed": 5})), 200);
 
     // A 16 KB word is echoed by its start and its length, never whole.
     let long = "x".repeat(16_000);
