@@ -19,15 +19,15 @@ use std::time::Instant;
 use store::Store;
 
 use crate::commands::DEFAULT_DB;
-use crate::query_commands::answer;
+use crate::query_commands::{answer, whole_in};
 
 /// `suggest`'s default `--top`: the benchmark asks for as many suggestions as a user does.
 const TOP: usize = 5;
 
 #[derive(Args)]
 pub struct BenchSuggestArgs {
-    /// Random boards per strategy (red's view of a fresh 9/8/7/1 board).
-    #[arg(long, default_value_t = 1000)]
+    /// Random boards per strategy (red's view of a fresh 9/8/7/1 board), 1 to 1000000.
+    #[arg(long, default_value_t = 1000, value_parser = whole_in(1, 1_000_000))]
     boards: usize,
     /// Seed of the boards (board `i` uses the seed `eval` would give game `i`).
     #[arg(long, default_value_t = 1)]
@@ -36,8 +36,8 @@ pub struct BenchSuggestArgs {
     #[arg(long, default_value = "relatedness,threshold,herfindahl")]
     strategies: String,
     /// Print N boards instead, one per line: `pos<TAB>neg<TAB>assassin<TAB>neutral`, words
-    /// comma-separated (the arguments of `clue-db suggest`).
-    #[arg(long, value_name = "N")]
+    /// comma-separated (the arguments of `clue-db suggest`). 1 to 1000000.
+    #[arg(long, value_name = "N", value_parser = whole_in(1, 1_000_000))]
     print_boards: Option<usize>,
     /// Print every strategy's answers instead of timing them, one line per board and strategy:
     /// `seed<TAB>strategy<TAB>clue:count:targets:score …` (the `--top` suggestions, best first),
@@ -134,10 +134,6 @@ pub fn board_line(req: &Request) -> Result<String> {
 
 pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    // Checked before anything is printed: a table header over an error is no answer.
-    if a.boards == 0 && a.print_boards.is_none() {
-        bail!("--boards 0: give how many boards to time (1 or more)");
-    }
     let store = Store::open(&a.db)?;
     let cache = std::sync::Arc::new(query::store_knowledge::KnowledgeCache::default());
     let k = StoreKnowledge::with_cache(&store, cache.clone());

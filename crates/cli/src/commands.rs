@@ -200,24 +200,41 @@ fn request(
 }
 
 /// A flag that the first Ctrl-C (or SIGTERM, SIGHUP) sets, so that a long API fetch stops and
-/// saves what it stored, as a failed fetch does; a second signal quits at once.
+/// saves what it stored, as a failed fetch does; a second signal quits at once, deleting the
+/// build's temporary file.
 fn stop_on_signal() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     let set = flag.clone();
-    ctrlc::set_handler(move || {
+    crate::signals::abandon_builds_on_signal(move || {
         if set.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+            return false;
         }
         eprintln!(
             "interrupted: stopping the fetch and saving what it stored (again to quit at once)"
         );
-    })
-    .context("installing the Ctrl-C handler")?;
+        true
+    })?;
     Ok(flag)
 }
 
 pub fn ingest(a: IngestArgs) -> Result<()> {
     check_ingest_options(&a)?;
+    // The database is renamed over its path: never over a dump it is built from.
+    let mut inputs = crate::outputs::Inputs::new();
+    for p in &a.paths {
+        inputs = inputs.file("the input", p);
+    }
+    if let Some(index) = &a.index {
+        inputs = inputs.file("--index", index);
+    }
+    crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
+    // Before the build's temporary file exists: a signal deletes it.
+    let cancel = if a.format == Format::Api {
+        Some(stop_on_signal()?)
+    } else {
+        crate::signals::abandon_builds_on_signal(|| false)?;
+        None
+    };
     let build = if a.resume && a.db.exists() {
         Build::update(&a.db)?
     } else {
@@ -227,11 +244,6 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
     // A failed API fetch keeps what it stored when that loses nothing: when it adds to the
     // database (--resume), or when there was none. Over another database it leaves it alone.
     let keep_partial = a.format == Format::Api && (a.resume || !a.db.exists());
-    let cancel = if a.format == Format::Api {
-        Some(stop_on_signal()?)
-    } else {
-        None
-    };
     let req = Request {
         cancel,
         page_ids: a.page_ids,
@@ -329,7 +341,7 @@ pub fn corpus_request(data: &Path, dumps: &Path, corpus: &str) -> Result<(Reques
             bail!("{}: no such dump run folder", run.display());
         }
         let parsed = pipeline::dump_run::DumpRun::from_paths(std::slice::from_ref(&run))
-            .with_context(|| format!("corpus {corpus:?}"))?;
+            .with_context(|| format!("corpus {}", query::shown(corpus)))?;
         let wiki = match parsed.wiki {
             Some(w) => w,
             None if is_path => bail!(
@@ -364,8 +376,9 @@ pub fn corpus_request(data: &Path, dumps: &Path, corpus: &str) -> Result<(Reques
     let path = data.join(rel);
     if !path.exists() {
         bail!(
-            "{}: corpus {corpus:?} not found (is ../shared beside the repository?)",
-            path.display()
+            "{}: corpus {} not found (is ../shared beside the repository?)",
+            path.display(),
+            query::shown(corpus)
         );
     }
     Ok((
@@ -438,12 +451,14 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
     };
     // Before any stage: a bad value would otherwise fail (or build nonsense) minutes in.
     config.relate.check().map_err(anyhow::Error::msg)?;
+    crate::signals::abandon_builds_on_signal(|| false)?;
     let stages: Vec<&str> = match a.stage.as_str() {
         "all" => pipeline::STAGES.to_vec(),
         "ingest" => vec![],
         s if pipeline::STAGES.contains(&s) => vec![s],
         other => bail!(
-            "unknown stage {other:?}; stages: all, ingest, {}",
+            "unknown stage {}; stages: all, ingest, {}",
+            query::shown(other),
             pipeline::STAGES.join(", ")
         ),
     };
@@ -455,6 +470,14 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             a.stage
         );
     }
+    // The hand-kept inputs the stages read, which the database must not be renamed over.
+    let mut inputs = crate::outputs::Inputs::new();
+    for terms in &a.terms {
+        inputs = inputs.file("--terms", terms);
+    }
+    for name in ["terms.txt", "term_pages.tsv", "synonyms.tsv"] {
+        inputs = inputs.file("the input", a.inputs.join(name));
+    }
     let build = match &a.corpus {
         Some(corpora) => {
             let names: Vec<&str> = corpora.split(',').map(str::trim).collect();
@@ -465,6 +488,10 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                 .collect::<Result<Vec<_>>>()?
                 .into_iter()
                 .unzip();
+            for p in requests.iter().flat_map(|r| r.paths.iter().chain(&r.index)) {
+                inputs = inputs.file("the corpus file", p);
+            }
+            crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
             let language = build_language(a.lang.as_deref(), &wikis)?;
             let build = Build::create(&a.db)?;
             build.set_keep_links(a.keep_links);
@@ -497,6 +524,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             bail!("`pipeline ingest` needs --corpus NAME (or use `clue-db ingest`)")
         }
         None => {
+            crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
             let build = Build::update(&a.db)?;
             if let Some(code) = &a.lang {
                 pipeline::set_language(&build, text::Language::from_code(code)?)?;

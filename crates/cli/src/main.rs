@@ -4,8 +4,10 @@ mod bench;
 mod commands;
 mod download_command;
 mod out;
+mod outputs;
 mod query_commands;
 mod serve_command;
+mod signals;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;

@@ -47,9 +47,9 @@ pub struct SuggestArgs {
     /// the nearest legal clue word and said only if it clears the relatedness margins (else
     /// `"clue": null`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
-    strategy: StrategyKind,
-    /// How many suggestions (the best and its alternatives), 1 or more.
-    #[arg(long, default_value_t = 5)]
+    strategy: String,
+    /// How many suggestions (the best and its alternatives), 1 to 100.
+    #[arg(long, default_value_t = 5, value_parser = whole_in(1, 100))]
     top: usize,
     #[command(flatten)]
     margin: MarginArg,
@@ -79,16 +79,16 @@ pub struct GuessArgs {
     /// The clue heard.
     #[arg(long)]
     clue: String,
-    /// The number heard (0 = no limit).
-    #[arg(long)]
+    /// The number heard, 0 to 25 (0 = no limit).
+    #[arg(long, value_parser = whole_in(0, 25))]
     count: usize,
     /// The unrevealed words, comma-separated.
     #[arg(long)]
     board: String,
-    /// Stop guessing below this score. Applies to the seed-003 scores, read when the clue is no
-    /// clue word of the relatedness; with relatedness the cards are ranked by it, best first,
-    /// and a card the database does not know is never guessed.
-    #[arg(long, default_value_t = 0.01)]
+    /// Stop guessing below this score, 0 to 1. Applies to the seed-003 scores (0 to 1), read
+    /// when the clue is no clue word of the relatedness; with relatedness the cards are ranked
+    /// by it, best first, and a card the database does not know is never guessed.
+    #[arg(long, default_value_t = 0.01, value_parser = number_in(0.0, 1.0))]
     floor: f64,
     #[arg(long)]
     json: bool,
@@ -98,11 +98,11 @@ pub struct GuessArgs {
 
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Seed of the board and the opponent.
+    /// Seed of the board and the opponent, any whole number from 0 to 2^64 − 1.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
-    strategy: StrategyKind,
+    strategy: String,
     #[command(flatten)]
     margin: MarginArg,
     /// Who guesses: `own` (our knowledge) or `vectors:PATH` (word2vec text vectors, `.gz` too).
@@ -121,11 +121,13 @@ pub struct PlayArgs {
 
 #[derive(Args)]
 pub struct EvalArgs {
-    /// Games per strategy.
-    #[arg(long, default_value_t = 100)]
+    /// Games per strategy, 1 to 100000.
+    #[arg(long, default_value_t = 100, value_parser = whole_in(1, MAX_GAMES))]
     games: usize,
     #[command(flatten)]
     words: WordsArg,
+    /// Seed of the games (game `i` plays the board of seed `f(seed, i)`), any whole number from
+    /// 0 to 2^64 − 1.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Strategies to compare, comma-separated.
@@ -145,14 +147,15 @@ pub struct EvalArgs {
     /// Also write one JSON line per turn to FILE: the board, the clue, its number and targets,
     /// the strategy's safety, every guesser's picks and the outcome (docs/evaluation.md, "Records
     /// for study"). With --scenarios, one line per scenario: each guesser's picks for the person's
-    /// clue, and
-    /// each strategy's clue with each guesser's picks for it.
+    /// clue, and each strategy's clue with each guesser's picks for it. FILE may not be an input
+    /// (the database or its -wal, -shm, the scenarios, the vectors), by any name.
     #[arg(long, value_name = "FILE")]
     turns: Option<PathBuf>,
     /// With --turns: each line also holds the strategy's next N suggestions for the same board
-    /// (fewer when it ranks fewer: it ranks 10), each with every guesser's picks
+    /// (fewer when it ranks fewer: it ranks 10; N is 0 to 20), each with every guesser's picks
     /// (`alternatives`), to compare clues on the same board.
-    #[arg(long, value_name = "N", default_value_t = 0, requires = "turns")]
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "turns",
+          value_parser = whole_in(0, 20))]
     alternatives: usize,
     /// Instead of games, check clues people wrote: a file of scenarios (tab-separated `id`,
     /// `team`, `avoid`, `clue`, as `../shared/data/human-clues/scenarios-dev.tsv`). Reports how
@@ -253,14 +256,15 @@ pub struct MarginArg {
     /// How far a target's score must exceed the clue's score with the assassin. Default per
     /// strategy: relatedness 4.1 (in standard deviations of its scores); threshold and
     /// herfindahl 0.1 (about one more mention on a well-ranked page; threshold applies it to
-    /// every target, herfindahl to its targets' check against the scores).
-    #[arg(long)]
+    /// every target, herfindahl to its targets' check against the scores). 0 to 100.
+    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
     assassin_margin: Option<f64>,
-    /// relatedness: how far a target must score above every opponent card (default 1.5).
-    #[arg(long)]
+    /// relatedness: how far a target must score above every opponent card (default 1.5), 0 to
+    /// 100.
+    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
     opponent_margin: Option<f64>,
-    /// relatedness: how far a target must score above every bystander (default 1.0).
-    #[arg(long)]
+    /// relatedness: how far a target must score above every bystander (default 1.0), 0 to 100.
+    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
     neutral_margin: Option<f64>,
     /// relatedness: how clues with as many targets are ranked. `board` (the default): by what
     /// a guesser who weighs every unrevealed card would likely take, team cards gained less the
@@ -268,34 +272,56 @@ pub struct MarginArg {
     #[arg(long, value_parser = ["board", "safety"])]
     rank_by: Option<String>,
     /// relatedness, `--rank-by board`: how sharply the modelled guesser prefers the more
-    /// related card, per unit of relatedness (default 0.6).
-    #[arg(long)]
+    /// related card, per unit of relatedness (default 0.6); more than 0 (at 0 every card is
+    /// as likely and every clue ties) and at most 10 (sharper, the chances saturate and clues
+    /// tie again).
+    #[arg(long, value_parser = number_above(0.0, MAX_BETA))]
     board_beta: Option<f64>,
     /// relatedness, `--rank-by board`: how many team cards the assassin's chance costs
-    /// (default 4.5).
-    #[arg(long)]
+    /// (default 4.5), 0 to 100.
+    #[arg(long, value_parser = number_in(0.0, MAX_ASSASSIN_WEIGHT))]
     board_assassin_weight: Option<f64>,
     /// relatedness, `--rank-by board`: how sharply the modelled guesser prefers a card over
     /// the assassin, per unit of relatedness (default 0.35: flatter than --board-beta, the
-    /// assassin's chance taken as a flatter reader would have it).
-    #[arg(long)]
+    /// assassin's chance taken as a flatter reader would have it), 0 to 10 (0: the assassin
+    /// as likely as any card, whatever it has to do with the clue).
+    #[arg(long, value_parser = number_in(0.0, MAX_BETA))]
     board_assassin_beta: Option<f64>,
+}
+
+/// The ranges of the query commands' numbers (`--help` says each): past them a number is a
+/// mistake, not a setting, and a huge `--top` or `--alternatives` asked for memory for that
+/// many suggestions (`--top 18446744073709551615` panicked, "capacity overflow").
+const MAX_GAMES: usize = 100_000;
+const MAX_MARGIN: f64 = 100.0;
+const MAX_BETA: f64 = 10.0;
+const MAX_ASSASSIN_WEIGHT: f64 = 100.0;
+
+/// A clap parser of a whole number from `lo` to `hi`; clap names the flag in its error.
+pub fn whole_in(lo: usize, hi: usize) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(lo as u64..=hi as u64)
+}
+
+/// A clap parser of a finite number from `lo` to `hi`, both included.
+fn number_in(lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
+    move |s| match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && (lo..=hi).contains(&x) => Ok(x),
+        _ => Err(format!("give a number from {lo} to {hi}")),
+    }
+}
+
+/// A clap parser of a finite number above `lo` and at most `hi`.
+fn number_above(lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
+    move |s| match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > lo && x <= hi => Ok(x),
+        _ => Err(format!("give a number more than {lo} and at most {hi}")),
+    }
 }
 
 impl MarginArg {
     /// The margins given; refuses one that is not a score difference.
     fn value(&self) -> Result<Margins> {
-        for (name, m) in [
-            ("assassin", self.assassin_margin),
-            ("opponent", self.opponent_margin),
-            ("neutral", self.neutral_margin),
-        ] {
-            if let Some(m) = m
-                && !(m.is_finite() && m >= 0.0)
-            {
-                bail!("--{name}-margin {m} is not a margin: give a number of 0 or more");
-            }
-        }
+        // Each number is in its range (checked as it is parsed).
         let tuned = self.board_beta.is_some()
             || self.board_assassin_weight.is_some()
             || self.board_assassin_beta.is_some();
@@ -314,15 +340,6 @@ impl MarginArg {
                     assassin_weight: self.board_assassin_weight.unwrap_or(d.assassin_weight),
                     assassin_beta: self.board_assassin_beta.unwrap_or(d.assassin_beta),
                 };
-                for (name, x) in [
-                    ("board-beta", model.beta),
-                    ("board-assassin-weight", model.assassin_weight),
-                    ("board-assassin-beta", model.assassin_beta),
-                ] {
-                    if !(x.is_finite() && x >= 0.0) {
-                        bail!("--{name} {x}: give a number of 0 or more");
-                    }
-                }
                 Some(Ranking::Board(model))
             }
             _ => None,
@@ -351,7 +368,39 @@ fn guesser<'k>(spec: &str, k: &'k dyn Knowledge) -> Result<Box<dyn Guesser + 'k>
         let name = name.split('.').next().unwrap_or("vectors").to_string();
         return Ok(Box::new(VectorGuesser::new(&name, v)));
     }
-    bail!("--guesser {spec:?}: give `own` or `vectors:PATH`")
+    bail!(
+        "--guesser {}: give `own` or `vectors:PATH`",
+        query::shown(spec)
+    )
+}
+
+/// `--strategy NAME`, parsed here rather than by clap, whose error would echo a long name whole.
+fn strategy_arg(name: &str) -> Result<StrategyKind> {
+    name.parse().context("--strategy")
+}
+
+/// A word for a line of text: as it is, or by its start and length when it is long.
+fn plain(word: &str) -> std::borrow::Cow<'_, str> {
+    if word.chars().count() > query::SHOWN_CHARS {
+        query::shown(word).into()
+    } else {
+        word.into()
+    }
+}
+
+/// The clue typed (`explain CLUE`, `guess --clue`), normalised: one word of letters, at most
+/// [`query::SHOWN_CHARS`] characters as the API takes it (no clue word is longer, and a longer
+/// one would be echoed in every line).
+fn clue_arg(raw: &str) -> Result<String> {
+    let clue = normalize_word(raw);
+    if clue.chars().count() > query::SHOWN_CHARS || !query::legality::is_word(&clue) {
+        bail!(
+            "{} is not a clue: a clue is one word of letters, at most {} of them",
+            query::shown(raw),
+            query::SHOWN_CHARS
+        );
+    }
+    Ok(clue)
 }
 
 /// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
@@ -364,10 +413,9 @@ pub fn answer(k: &StoreKnowledge, req: &Request, strategy: StrategyKind) -> Resu
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    if a.top == 0 {
-        bail!("--top 0: give how many suggestions to print (1 or more)");
-    }
-    let strategy = a.strategy.with_top(a.top).with_margins(a.margin.value()?);
+    let strategy = strategy_arg(&a.strategy)?
+        .with_top(a.top)
+        .with_margins(a.margin.value()?);
     let req = Request {
         pos: parse_list(&a.pos),
         neg: parse_list(&a.neg),
@@ -443,10 +491,7 @@ fn warn(warnings: &[String]) {
 pub fn explain(a: ExplainArgs) -> Result<()> {
     let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
-    let clue = normalize_word(&a.clue);
-    if !query::legality::is_word(&clue) {
-        bail!("{:?} is not a clue: a clue is one word of letters", a.clue);
-    }
+    let clue = clue_arg(&a.clue)?;
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
     let mut warnings = unknown_words(&terms, &known_words(&store)?, "it has no evidence");
     warnings.extend(query::store_knowledge::clue_warning(&store, &clue)?);
@@ -475,7 +520,12 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     } in found
     {
         match e {
-            None => writeln!(out, "{clue} -> {t}: no evidence in scores (score 0)")?,
+            // A long word the database cannot know (warned of above) is cut here too.
+            None => writeln!(
+                out,
+                "{clue} -> {}: no evidence in scores (score 0)",
+                plain(&t)
+            )?,
             Some(e) => {
                 writeln!(
                     out,
@@ -530,7 +580,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         let subset: Vec<String> = x
             .subset
             .iter()
-            .map(|(w, d)| format!("{w} {}", dist(*d)))
+            .map(|(w, d)| format!("{} {}", plain(w), dist(*d)))
             .collect();
         writeln!(
             out,
@@ -554,30 +604,29 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     if board.is_empty() {
         bail!("--board is empty: give the unrevealed words, comma-separated");
     }
-    if !(a.floor.is_finite() && a.floor >= 0.0) {
-        bail!(
-            "--floor {} is not a score: give a number of 0 or more",
-            a.floor
-        );
-    }
-    let clue = normalize_word(&a.clue);
-    if !query::legality::is_word(&clue) {
-        bail!("{:?} is not a clue: a clue is one word of letters", a.clue);
-    }
+    let clue = clue_arg(&a.clue)?;
     let mut seen = std::collections::HashSet::new();
     if let Some(w) = board.iter().find(|w| !seen.insert(w.as_str())) {
-        bail!("{w:?} is on --board twice; each card is there once");
+        bail!(
+            "{} is on --board twice; each card is there once",
+            query::shown(w)
+        );
     }
     // A card cannot be its own clue (the legality rules' first board rule; a word of a
     // multi-word card counts).
     if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
-        bail!("--clue {clue:?} is the card {card:?} on --board: a clue is never a board word");
+        bail!(
+            "--clue {} is the card {} on --board: a clue is never a board word",
+            query::shown(&clue),
+            query::shown(&card)
+        );
     }
     let k = StoreKnowledge::new(&store);
     let mut warnings = unknown_cards(&k, &board, "it is never guessed")?;
     if !store.is_clue(&clue)? && store.clue_of_form(&clue)?.is_none() {
         warnings.push(format!(
-            "{clue:?} is no clue word of the database: nothing relates to it"
+            "{} is no clue word of the database: nothing relates to it",
+            query::shown(&clue)
         ));
     }
     warn(&warnings);
@@ -592,8 +641,9 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     } else if guesses.is_empty() {
         writeln!(
             out,
-            "no word relates to {:?} (or scores above {}): pass",
-            a.clue, a.floor
+            "no word relates to {} (or scores above {}): pass",
+            query::shown(&clue),
+            a.floor
         )?;
     } else {
         for g in guesses {
@@ -605,7 +655,7 @@ pub fn guess(a: GuessArgs) -> Result<()> {
 
 pub fn play(a: PlayArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    let strategy = a.strategy.with_margins(a.margin.value()?);
+    let strategy = strategy_arg(&a.strategy)?.with_margins(a.margin.value()?);
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
     let guesser = guesser(&a.guesser, &k)?;
@@ -700,24 +750,19 @@ pub fn unknown_cards(k: &StoreKnowledge, board: &[String], what_then: &str) -> R
 pub fn unknown_words(board: &[String], known: &[String], what_then: &str) -> Vec<String> {
     // A long word is shown by its start and length, and compared with no known word (no card
     // is that long, and edit distances to it would take long).
-    const LONGEST: usize = 64;
     let set: std::collections::HashSet<&String> = known.iter().collect();
     board
         .iter()
         .filter(|w| !set.contains(w))
         .map(|w| {
-            let chars = w.chars().count();
-            let (shown, hint) = if chars > LONGEST {
-                let start: String = w.chars().take(LONGEST).collect();
-                (format!("{start:?}… ({chars} characters)"), String::new())
+            let shown = query::shown(w);
+            let hint = if w.chars().count() > query::SHOWN_CHARS {
+                String::new()
             } else if known.is_empty() {
-                (
-                    format!("{w:?}"),
-                    " (it knows no word: run `clue-db pipeline all`)".to_string(),
-                )
+                " (it knows no word: run `clue-db pipeline all`)".to_string()
             } else {
                 let near = query::store_knowledge::closest(w, known, 3).join(", ");
-                (format!("{w:?}"), format!(" (closest: {near})"))
+                format!(" (closest: {near})")
             };
             format!("{shown} is not a word the database knows{hint}: {what_then}")
         })
@@ -729,8 +774,18 @@ pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figu
 
 pub fn eval(a: EvalArgs) -> Result<()> {
     let mut out = crate::out::stdout();
-    if a.games == 0 {
-        bail!("--games 0: give how many games to play per strategy (1 or more)");
+    if let Some(turns) = &a.turns {
+        // Before anything is opened: `--turns` onto the database truncated it under its reader.
+        let mut inputs = crate::outputs::Inputs::new().database("the database --db", &a.db);
+        if let Some(s) = &a.scenarios {
+            inputs = inputs.file("--scenarios", s);
+        }
+        for g in &a.guesser {
+            if let Some(path) = g.strip_prefix("vectors:") {
+                inputs = inputs.file(format!("--guesser {g}"), path);
+            }
+        }
+        crate::outputs::refuse_overwriting_inputs("--turns", turns, &inputs)?;
     }
     let margins = a.margin.value()?;
     let store = Store::open(&a.db)?;

@@ -128,6 +128,86 @@ impl ClueWords {
     }
 }
 
+/// The most characters of a word a message shows: longer, it is shown by its start and length.
+pub const SHOWN_CHARS: usize = 64;
+
+/// `word` as a message shows it: quoted and escaped, cut to [`SHOWN_CHARS`] characters with
+/// its length (`"qqq…" (15000 characters)`): a 15 KB "word" is not echoed whole. Every
+/// message naming a word a user typed or sent (the CLI's and the API's) goes through it.
+pub fn shown(word: &str) -> String {
+    let chars = word.chars().count();
+    if chars > SHOWN_CHARS {
+        let start: String = word.chars().take(SHOWN_CHARS).collect();
+        format!("{start:?}… ({chars} characters)")
+    } else {
+        format!("{word:?}")
+    }
+}
+
+/// The longest message [`cut_long_words`] leaves, in characters.
+pub const SHOWN_MESSAGE_CHARS: usize = 1024;
+
+/// A message that may quote what a user sent (a JSON parser's, naming a field or a value) with
+/// each run of more than [`SHOWN_CHARS`] characters between spaces, quotes, backticks, colons
+/// and commas cut as [`shown`] cuts a word (its start, `…` and its length), and the whole cut
+/// at [`SHOWN_MESSAGE_CHARS`] (a value of many short words).
+pub fn cut_long_words(text: &str) -> String {
+    let mut out = String::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        let chars = run.chars().count();
+        if chars > SHOWN_CHARS {
+            out.extend(run.chars().take(SHOWN_CHARS));
+            out.push_str(&format!("… ({chars} characters)"));
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if c.is_whitespace() || matches!(c, '"' | '`' | ':' | ',') {
+            flush(&mut run, &mut out);
+            out.push(c);
+        } else {
+            run.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    let chars = out.chars().count();
+    if chars > SHOWN_MESSAGE_CHARS {
+        let start: String = out.chars().take(SHOWN_MESSAGE_CHARS).collect();
+        out = format!("{start}… ({chars} characters)");
+    }
+    out
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::*;
+
+    #[test]
+    fn long_words_are_cut_in_messages() {
+        assert_eq!(shown("apple"), "\"apple\"");
+        let long = "q".repeat(15_000);
+        let s = shown(&long);
+        assert!(s.len() < 100 && s.ends_with("(15000 characters)"), "{s}");
+        // A parser's message naming a field twice and a value: each cut, exactly counted.
+        let m = format!("{long}: unknown field `{long}`, got \"{long}\" at line 1");
+        let c = cut_long_words(&m);
+        assert!(c.len() < 400, "{c}");
+        assert_eq!(c.matches("(15000 characters)").count(), 3, "{c}");
+        assert!(
+            c.contains(": unknown field `") && c.ends_with("at line 1"),
+            "{c}"
+        );
+        // Many short words: the whole is cut.
+        let c = cut_long_words(&"ab ".repeat(10_000));
+        assert!(c.chars().count() < SHOWN_MESSAGE_CHARS + 40, "{c}");
+        assert!(c.ends_with("(30000 characters)"), "{c}");
+        assert_eq!(cut_long_words("short: `as is`"), "short: `as is`");
+    }
+}
+
 pub mod board_model;
 pub mod cluster;
 pub mod game;

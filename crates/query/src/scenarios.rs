@@ -33,6 +33,10 @@ pub struct Scenario {
 /// The longest line read: a scenario is a few words, so a longer line is not one.
 const MAX_LINE_BYTES: usize = 64 << 10;
 
+/// The most cards (team and avoid together) of one scenario: a scenario is one board, and a
+/// board has 25. (8,000 team words on one line took herfindahl over 100 s and 1.5 GB.)
+pub const MAX_CARDS: usize = 25;
+
 /// Reads a scenario file: tab-separated, a header naming at least the columns `id`, `team`,
 /// `avoid` and `clue` (any order), then one scenario a line; `team` and `avoid` are
 /// comma-separated card words. Words are lower-cased; blank lines are skipped. An error names
@@ -102,6 +106,31 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<Scenario>> {
                 "{}: line {n}: a scenario needs team cards and a clue",
                 path.display()
             );
+        }
+        let cards = s.team.len() + s.avoid.len();
+        if cards > MAX_CARDS {
+            bail!(
+                "{}: line {n}: {cards} cards (team and avoid); a scenario is one board, at most \
+                 {MAX_CARDS} cards",
+                path.display()
+            );
+        }
+        // A card has one colour and is on the board once, as `suggest` and the API demand.
+        let mut seen = std::collections::HashMap::new();
+        for (w, column) in s
+            .team
+            .iter()
+            .map(|w| (w, "team"))
+            .chain(s.avoid.iter().map(|w| (w, "avoid")))
+        {
+            if let Some(first) = seen.insert(w.as_str(), column) {
+                bail!(
+                    "{}: line {n}: {} is given twice ({first} and {column}); a card is on the \
+                     board once",
+                    path.display(),
+                    crate::shown(w)
+                );
+            }
         }
         out.push(s);
     }
@@ -333,5 +362,52 @@ mod tests {
         assert!(e.contains("line 2"), "{e}");
         std::fs::write(&path, "").unwrap();
         assert!(read(&path).is_err());
+    }
+
+    /// Issue 46, item 9: one line of 8,000 team words from the 400 (53 KB, under the line cap)
+    /// took herfindahl over 100 s and 1.5 GB. Duplicate cards are refused, as `suggest` refuses
+    /// them, and a scenario holds one board's cards at most, each named with file and line.
+    #[test]
+    fn duplicate_cards_and_more_than_a_board_are_refused_naming_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dup.tsv");
+        let header = "id\tteam\tavoid\tclue\nok\tdog\tcat\tpet\n";
+        for (line, want) in [
+            (
+                "x\tdog,Dog\tcat\tpet\n",
+                "\"dog\" is given twice (team and team)",
+            ),
+            (
+                "x\tdog\tcat,dog\tpet\n",
+                "\"dog\" is given twice (team and avoid)",
+            ),
+            (
+                "x\tdog\tcat, cat\tpet\n",
+                "\"cat\" is given twice (avoid and avoid)",
+            ),
+        ] {
+            std::fs::write(&path, format!("{header}{line}")).unwrap();
+            let e = format!("{:#}", read(&path).unwrap_err());
+            assert!(
+                e.contains("dup.tsv") && e.contains("line 3") && e.contains(want),
+                "{e}"
+            );
+        }
+        let words: Vec<String> = (0..8_000).map(|i| format!("w{}", i % 400)).collect();
+        std::fs::write(&path, format!("{header}x\t{}\t\tpet\n", words.join(","))).unwrap();
+        let e = format!("{:#}", read(&path).unwrap_err());
+        assert!(
+            e.contains("line 3") && e.contains("8000 cards") && e.contains("at most 25"),
+            "{e}"
+        );
+        // A full board is a scenario.
+        let team: Vec<String> = (0..9).map(|i| format!("t{i}")).collect();
+        let avoid: Vec<String> = (0..16).map(|i| format!("a{i}")).collect();
+        std::fs::write(
+            &path,
+            format!("{header}x\t{}\t{}\tpet\n", team.join(","), avoid.join(",")),
+        )
+        .unwrap();
+        assert_eq!(read(&path).unwrap().len(), 2);
     }
 }

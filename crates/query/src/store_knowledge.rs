@@ -485,8 +485,12 @@ pub fn setnet_explain(
 
 /// The warning `explain` gives for a clue that is no clue word of the database, if it is not.
 pub fn clue_warning(store: &Store, clue: &str) -> Result<Option<String>> {
-    Ok((!store.is_clue(clue)?)
-        .then(|| format!("{clue:?} is no clue word of the database: nothing relates to it")))
+    Ok((!store.is_clue(clue)?).then(|| {
+        format!(
+            "{} is no clue word of the database: nothing relates to it",
+            crate::shown(clue)
+        )
+    }))
 }
 
 /// Inflections and stopwords from the `text` crate.
@@ -592,11 +596,13 @@ pub fn parse_assassin(s: Option<&str>) -> Result<Option<String>> {
     let Some(s) = s else { return Ok(None) };
     match parse_list(s).as_slice() {
         [] => bail!(
-            "--assassin {s:?} is empty: give the assassin's card word, or leave --assassin out"
+            "--assassin {} is empty: give the assassin's card word, or leave --assassin out",
+            crate::shown(s)
         ),
         [w] => Ok(Some(w.clone())),
         more => bail!(
-            "--assassin {s:?} names {} words: the board has one assassin",
+            "--assassin {} names {} words: the board has one assassin",
+            crate::shown(s),
             more.len()
         ),
     }
@@ -632,17 +638,10 @@ pub fn closest<'a>(word: &str, terms: &'a [String], n: usize) -> Vec<&'a str> {
 /// word is named by its start and length (a 120 KB "word" is not echoed whole), and is compared
 /// with no term: no card is that long, and edit distances to it would take seconds.
 pub fn check_covered(words: &[String], terms: &[String]) -> Result<()> {
-    const LONGEST: usize = 64;
     for w in words {
         if !terms.contains(w) {
-            let chars = w.chars().count();
-            let shown = if chars > LONGEST {
-                let start: String = w.chars().take(LONGEST).collect();
-                format!("{start:?}… ({chars} characters)")
-            } else {
-                format!("{w:?}")
-            };
-            let near = if chars > LONGEST {
+            let shown = crate::shown(w);
+            let near = if w.chars().count() > crate::SHOWN_CHARS {
                 vec![]
             } else {
                 closest(w, terms, 5)
@@ -676,7 +675,10 @@ pub fn check_board(req: &crate::request::Request) -> Result<()> {
         .chain(req.assassin.as_deref().map(|a| (a, "--assassin")));
     for (w, flag) in all {
         if let Some(first) = seen.insert(w, flag) {
-            bail!("{w:?} is given twice ({first} and {flag}); a card has one colour");
+            bail!(
+                "{} is given twice ({first} and {flag}); a card has one colour",
+                crate::shown(w)
+            );
         }
     }
     Ok(())

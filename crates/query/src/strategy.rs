@@ -82,7 +82,8 @@ impl std::str::FromStr for StrategyKind {
             "relatedness" => Ok(StrategyKind::Relatedness(RelatednessParams::default())),
             "setnet" => Ok(StrategyKind::Setnet(SetnetParams::default())),
             other => bail!(
-                "unknown strategy {other:?} (expected {})",
+                "unknown strategy {} (expected {})",
+                crate::shown(other),
                 STRATEGIES.join(", ")
             ),
         }

@@ -89,17 +89,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// `word` as a message shows it: quoted and escaped, cut to [`MAX_WORD_CHARS`] characters with
-/// its length (a 16 KB "word" is not echoed whole).
-pub fn shown(word: &str) -> String {
-    let chars = word.chars().count();
-    if chars > MAX_WORD_CHARS {
-        let start: String = word.chars().take(MAX_WORD_CHARS).collect();
-        format!("{start:?}… ({chars} characters)")
-    } else {
-        format!("{word:?}")
-    }
-}
+/// `word` as a message shows it: quoted and escaped, cut to 64 characters with its length (a
+/// 16 KB "word" is not echoed whole); the one helper of the CLI's messages and the API's.
+pub use query::shown;
 
 /// Whether `host` (a `Host` header) names this machine's loopback interface with the port
 /// bound: `localhost`, `127.0.0.1`, `[::1]` or the address bound (`127.0.0.2`), any case, the
@@ -290,7 +282,9 @@ fn rejection(r: JsonRejection) -> ApiError {
         StatusCode::UNSUPPORTED_MEDIA_TYPE => {
             "send the body as JSON, with `Content-Type: application/json`".to_string()
         }
-        _ => r.body_text(),
+        // serde's message quotes what was sent: an unknown field's name (twice, with its
+        // path), a string where a number belongs; cut as words are.
+        _ => query::cut_long_words(&r.body_text()),
     };
     ApiError::new(status, message)
 }
@@ -486,7 +480,8 @@ fn strategy(name: Option<&str>) -> ApiResult<query::game::StrategyKind> {
     let name = name.unwrap_or(engine::DEFAULT_STRATEGY);
     Engine::strategy(name).map_err(|_| {
         ApiError::bad(format!(
-            "unknown strategy {name:?} (expected one of: {})",
+            "unknown strategy {} (expected one of: {})",
+            shown(name),
             engine::STRATEGIES.join(", ")
         ))
     })
@@ -704,6 +699,15 @@ fn clock_seed() -> u64 {
         % 1_000_000
 }
 
+/// A seed from the clock that deals no game being played.
+fn free_seed(state: &AppState) -> u64 {
+    let mut seed = clock_seed();
+    while state.games.playing_seed(seed) {
+        seed = (seed + 1) % 1_000_000;
+    }
+    seed
+}
+
 /// A seeded board with every colour (for assist mode: a generated board to edit). Never the
 /// board of a game being played: its seed is on the page, and the colours would give the game
 /// away (refused with 403 for a seed asked for; another seed is drawn for one from the clock).
@@ -721,13 +725,7 @@ async fn board(
             ));
         }
         Some(seed) => seed,
-        None => {
-            let mut seed = clock_seed();
-            while state.games.playing_seed(seed) {
-                seed = (seed + 1) % 1_000_000;
-            }
-            seed
-        }
+        None => free_seed(&state),
     };
     blocking(&state, move |_, db| {
         let board = db
@@ -774,7 +772,20 @@ async fn new_game(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<crate::game::GameView>> {
-    let seed = b.seed.unwrap_or_else(clock_seed);
+    // Never a second game on the board of one being played: played to its end, it would show
+    // every colour of the first (as `/api/board` would, which refuses the seed too).
+    let seed = match b.seed {
+        Some(seed) if state.games.playing_seed(seed) => {
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "seed {seed} deals the board of a game being played: start another seed, or none, until that game ends"
+                ),
+            ));
+        }
+        Some(seed) => seed,
+        None => free_seed(&state),
+    };
     // Checked now, so a bad name is a 400 before any work; the game keeps the name.
     let name = b
         .strategy

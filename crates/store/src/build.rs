@@ -31,6 +31,40 @@ pub struct Build {
     file: File,
 }
 
+/// The temporary files of this process's builds in progress, with their inode: what a signal
+/// handler deletes ([`abandon_builds_and_exit`]), since a signal ends the process without
+/// running any build's `Drop`. A file is listed from its creation (before a byte is copied into
+/// it) until it is deleted or renamed into place, each under this lock.
+static LIVE: std::sync::Mutex<Vec<(PathBuf, u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<(PathBuf, u64, u64)>> {
+    // A panic while holding it leaves a list that is still whole: a push or a retain.
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Deletes `tmp` if it is still the build's `file`, and forgets it, under the lock.
+fn discard_tmp(tmp: &Path, file: &File) {
+    let mut live = live();
+    if same_file(tmp, file) {
+        let _ = std::fs::remove_file(tmp);
+    }
+    live.retain(|(p, _, _)| p != tmp);
+}
+
+/// Deletes the temporary file of every build of this process in progress and ends the process
+/// with `code`, no build renaming its file into place meanwhile (the lock is held until the
+/// end). For the handler of SIGINT, SIGTERM and SIGHUP: the builds' `Drop` never runs then.
+pub fn abandon_builds_and_exit(code: i32) -> ! {
+    let live = live();
+    for (tmp, dev, ino) in live.iter() {
+        let ours = std::fs::symlink_metadata(tmp).is_ok_and(|m| m.dev() == *dev && m.ino() == *ino);
+        if ours {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+    std::process::exit(code)
+}
+
 fn tmp_path(dest: &Path) -> PathBuf {
     let mut name = dest
         .file_name()
@@ -160,6 +194,10 @@ fn create_tmp(dest: &Path) -> Result<(PathBuf, File)> {
         file.lock()
             .with_context(|| format!("locking {}", tmp.display()))?;
         if same_file(&tmp, &file) {
+            let meta = file
+                .metadata()
+                .with_context(|| format!("examining {}", tmp.display()))?;
+            live().push((tmp.clone(), meta.dev(), meta.ino()));
             return Ok((tmp, file));
         }
     }
@@ -201,8 +239,8 @@ fn open_tmp(tmp: &Path, file: &File) -> Result<Connection> {
 /// fails, before a [`Build`] owns the file and its `Drop` takes over.
 fn discard_on_error<T>(tmp: &Path, file: &File, f: impl FnOnce() -> Result<T>) -> Result<T> {
     let r = f();
-    if r.is_err() && same_file(tmp, file) {
-        let _ = std::fs::remove_file(tmp);
+    if r.is_err() {
+        discard_tmp(tmp, file);
     }
     r
 }
@@ -330,8 +368,14 @@ impl Build {
             .sync_all()
             .with_context(|| format!("syncing {} to disk", self.tmp.display()))?;
         pause_for_test("synced", &self.tmp);
-        std::fs::rename(&self.tmp, &self.dest)
-            .with_context(|| format!("moving {} to {}", self.tmp.display(), self.dest.display()))?;
+        {
+            // Not while a signal handler deletes the builds' files (it holds the lock to the end).
+            let mut live = live();
+            std::fs::rename(&self.tmp, &self.dest).with_context(|| {
+                format!("moving {} to {}", self.tmp.display(), self.dest.display())
+            })?;
+            live.retain(|(p, _, _)| p != &self.tmp);
+        }
         self.finished = true;
         pause_for_test("renamed", &self.dest);
         sync_dir(&self.dest)?;
@@ -383,8 +427,8 @@ impl Build {
 impl Drop for Build {
     fn drop(&mut self) {
         // Only this build's own file: another process's file at the same name is not ours.
-        if !self.finished && same_file(&self.tmp, &self.file) {
-            let _ = std::fs::remove_file(&self.tmp);
+        if !self.finished {
+            discard_tmp(&self.tmp, &self.file);
         }
     }
 }

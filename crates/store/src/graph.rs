@@ -25,6 +25,11 @@ use std::path::{Path, PathBuf};
 /// The table the graph is stored in: `link_graph(chunk INTEGER PRIMARY KEY, data BLOB)`.
 pub const GRAPH_TABLE: &str = "link_graph";
 
+/// The `meta` key the ingest writes with the graph: its number of links. A database that says
+/// it holds a graph (this key, or `pipeline.links` `kept`) and has none in `link_graph` is
+/// damaged, not a database without links.
+pub const LINK_GRAPH_KEY: &str = "link_graph.edges";
+
 /// Pairs held in memory before a sorted run is spilled (8 bytes each: 512 MiB).
 pub const DEFAULT_CHUNK_PAIRS: usize = 64 << 20;
 
@@ -781,6 +786,7 @@ impl crate::Build {
         insert
             .execute(rusqlite::params![0i64, header])
             .context("writing table link_graph (header)")?;
+        self.set_meta(LINK_GRAPH_KEY, &graph.edges().to_string())?;
         Ok(())
     }
 }
@@ -795,10 +801,26 @@ impl crate::Store<'_> {
     }
 
     /// The stored graph, read whole and checked ([`decode`]); with no graph stored, a graph
-    /// over no page (every stage then sees no link, as with an empty `links` table before).
+    /// over no page (every stage then sees no link, as with an empty `links` table before),
+    /// unless `meta` says one was stored and kept: then the table is damaged, an error.
     pub fn link_graph(&self) -> Result<LinkGraph> {
         let c = self.conn();
         let Some(header) = self.link_graph_chunk(0)? else {
+            let links = self.meta(crate::LINKS_KEY)?;
+            let stored = self.meta(LINK_GRAPH_KEY)?;
+            if links.as_deref() == Some("kept")
+                || (stored.is_some() && links.as_deref() != Some("dropped"))
+            {
+                bail!(
+                    "table {GRAPH_TABLE}: no graph (its header, chunk 0, is missing), but meta \
+                     says the database holds one ({}); rebuild the database (its ingest writes \
+                     the graph)",
+                    match &stored {
+                        Some(n) => format!("{LINK_GRAPH_KEY} {n}"),
+                        None => format!("{} kept", crate::LINKS_KEY),
+                    }
+                );
+            }
             return Ok(LinkGraph::default());
         };
         let h = GraphHeader::decode(&header)?;
@@ -818,9 +840,10 @@ impl crate::Store<'_> {
 
     /// Chunk `k` of the stored graph (0 is the header), `None` when there is no such row.
     fn link_graph_chunk(&self, k: u64) -> Result<Option<Vec<u8>>> {
+        // A table dropped by hand is named too ("no such table" comes from the prepare).
         self.conn()
-            .prepare_cached("SELECT data FROM link_graph WHERE chunk = ?1")?
-            .query_row([k as i64], |r| r.get(0))
+            .prepare_cached("SELECT data FROM link_graph WHERE chunk = ?1")
+            .and_then(|mut st| st.query_row([k as i64], |r| r.get(0)))
             .map(Some)
             .or_else(|e| match e {
                 rusqlite::Error::QueryReturnedNoRows => Ok(None),
@@ -1044,5 +1067,51 @@ mod tests {
                 "{damage}: {e:#}"
             );
         }
+        // Issue 46, item 3: the graph deleted (its header, or the table, which a build then
+        // makes anew, empty) is an error too, never "no links", for a build and a reader alike,
+        // whether the ingest's meta or `pipeline all --keep-links` says a graph was stored.
+        assert_eq!(
+            crate::Store::open(&dest)
+                .unwrap()
+                .meta(LINK_GRAPH_KEY)
+                .unwrap()
+                .as_deref(),
+            Some("3")
+        );
+        for (damage, meta) in [
+            ("DELETE FROM link_graph WHERE chunk = 0", ""),
+            ("DROP TABLE link_graph", ""),
+            (
+                "DELETE FROM link_graph",
+                "DELETE FROM meta WHERE key = 'link_graph.edges';
+                 INSERT INTO meta VALUES ('pipeline.links', 'kept');",
+            ),
+        ] {
+            let copy = dir.path().join("deleted.sqlite");
+            std::fs::copy(&dest, &copy).unwrap();
+            rusqlite::Connection::open(&copy)
+                .unwrap()
+                .execute_batch(&format!("{damage}; {meta}"))
+                .unwrap();
+            let b = crate::Build::update(&copy).unwrap();
+            let e = b.reader().link_graph().unwrap_err();
+            assert!(
+                format!("{e:#}").contains("table link_graph"),
+                "{damage}: {e:#}"
+            );
+            drop(b);
+            let e = crate::Store::open(&copy).unwrap().link_graph().unwrap_err();
+            assert!(
+                format!("{e:#}").contains("table link_graph"),
+                "{damage}: {e:#}"
+            );
+        }
+        // Dropped by `pipeline all`, the graph is absent by design (the stages refuse to run
+        // on their own, naming the flags).
+        let copy = dir.path().join("dropped.sqlite");
+        std::fs::copy(&dest, &copy).unwrap();
+        let b = crate::Build::update(&copy).unwrap();
+        b.drop_inputs(crate::KeepInputs::default()).unwrap();
+        assert_eq!(b.reader().link_graph().unwrap().edges(), 0);
     }
 }

@@ -10,8 +10,10 @@ mod read;
 mod relatedness;
 mod setnet;
 
-pub use build::{Build, Store, name_database};
-pub use graph::{DEFAULT_CHUNK_PAIRS, GRAPH_TABLE, GraphBuilder, GraphHeader, LinkGraph};
+pub use build::{Build, Store, abandon_builds_and_exit, name_database};
+pub use graph::{
+    DEFAULT_CHUNK_PAIRS, GRAPH_TABLE, GraphBuilder, GraphHeader, LINK_GRAPH_KEY, LinkGraph,
+};
 pub use ingest::{KeepInputs, LINKS_KEY, LinkStats, MAX_TITLE_BYTES, NewPage, PAGE_TEXT_KEY};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};

@@ -218,3 +218,46 @@ fn the_link_stages_give_the_same_rows_with_and_without_the_links_table() {
         assert!(a == b, "{sql}: the rows differ");
     }
 }
+
+/// Issue 46, item 3: a database built with `--keep-links` whose graph is then deleted (its
+/// header row, or the whole table, which a build makes anew, empty) was read as one without
+/// links: `pagerank`, `term_pages` and `clue_pages` exited 0 with every PageRank 1.0 and no clue
+/// page. Each now fails naming the table, and the database stays as it was.
+#[test]
+fn a_deleted_link_graph_fails_the_link_stages_naming_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("clues.sqlite");
+    let inputs = crate::common::inputs();
+    for damage in [
+        "DELETE FROM link_graph WHERE chunk = 0",
+        "DROP TABLE link_graph",
+    ] {
+        std::fs::copy(kept_db(), &copy).unwrap();
+        Connection::open(&copy)
+            .unwrap()
+            .execute_batch(damage)
+            .unwrap();
+        let before = std::fs::read(&copy).unwrap();
+        for stage in ["pagerank", "term_pages", "clue_pages"] {
+            let run = clue_db([
+                "pipeline",
+                stage,
+                "--inputs",
+                utf8(&inputs),
+                "--db",
+                utf8(&copy),
+            ])
+            .failed();
+            assert!(
+                run.stderr.contains("table link_graph"),
+                "{damage}, {stage}: {}",
+                run.stderr
+            );
+            assert!(
+                std::fs::read(&copy).unwrap() == before,
+                "{damage}, {stage} changed it"
+            );
+        }
+    }
+    assert_eq!(tmp_leftovers(dir.path()), Vec::<String>::new());
+}

@@ -772,7 +772,11 @@ fn eval_reports_both_strategies() {
         assert!(rate("net_per_clue") > 0.0, "{r}");
     }
     let run = query(&["eval", "--games", "0"]).failed();
-    assert!(run.stderr.contains("--games 0"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--games") && run.stderr.contains("1..=100000"),
+        "{}",
+        run.stderr
+    );
     // The text form says the figures are optimistic (our spymaster with our own guesser).
     let text = query(&["eval", "--games", "1", "--seed", "1"]).ok();
     assert!(text.stdout.contains("optimistic"), "{}", text.stdout);
@@ -825,12 +829,16 @@ fn a_closed_stdout_ends_quietly() {
 
 #[test]
 fn option_checks() {
-    // --top 0 would print nothing: refused.
+    // --top 0 would print nothing: refused, with the range.
     let run = suggest("apple", "fire", &["--top", "0"]).failed();
-    assert!(run.stderr.contains("--top 0"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("--top") && run.stderr.contains("1..=100"),
+        "{}",
+        run.stderr
+    );
     // bench-suggest --boards 0: refused before any table header.
     let run = query(&["bench-suggest", "--boards", "0"]).failed();
-    assert!(run.stderr.contains("--boards 0"), "{}", run.stderr);
+    assert!(run.stderr.contains("--boards"), "{}", run.stderr);
     assert_eq!(run.stdout, "");
     // An assassin option with no word in it.
     for empty in [" , ", ""] {
@@ -971,4 +979,164 @@ fn the_assassin_margin_is_the_bar() {
         answers[0].2, answers[2].2,
         "threshold: margin 0 and 0.5 agree"
     );
+}
+
+/// Issue 46, item 4: `suggest --top 18446744073709551615` panicked ("capacity overflow", exit
+/// 101) and `--top 4000000000` asked for 32 GB; `--board-beta 0` or 100 answered as if every
+/// clue tied. Every number of the query commands has a range, said in `--help` and checked as
+/// the flag is read: a value outside is refused naming the flag and the range, before the
+/// database is opened.
+#[test]
+fn numbers_outside_their_documented_range_are_refused_naming_flag_and_range() {
+    for (args, flag, range) in [
+        (
+            &["suggest", "--pos", "apple", "--top", "18446744073709551615"][..],
+            "--top",
+            "1..=100",
+        ),
+        (
+            &["suggest", "--pos", "apple", "--top", "4000000000"],
+            "--top",
+            "1..=100",
+        ),
+        (
+            &["suggest", "--pos", "apple", "--top", "101"],
+            "--top",
+            "1..=100",
+        ),
+        (
+            &["suggest", "--pos", "apple", "--board-beta", "0"],
+            "--board-beta",
+            "at most 10",
+        ),
+        (
+            &["suggest", "--pos", "apple", "--board-beta", "100"],
+            "--board-beta",
+            "at most 10",
+        ),
+        (
+            &["play", "--board-assassin-beta", "11"],
+            "--board-assassin-beta",
+            "from 0 to 10",
+        ),
+        (
+            &["play", "--board-assassin-weight", "1e9"],
+            "--board-assassin-weight",
+            "from 0 to 100",
+        ),
+        (
+            &["eval", "--assassin-margin", "101"],
+            "--assassin-margin",
+            "from 0 to 100",
+        ),
+        (&["eval", "--games", "100001"], "--games", "1..=100000"),
+        (
+            &[
+                "eval",
+                "--games",
+                "1",
+                "--turns",
+                "/dev/null",
+                "--alternatives",
+                "18446744073709551615",
+            ],
+            "--alternatives",
+            "0..=20",
+        ),
+        (
+            &[
+                "guess", "--clue", "fruit", "--board", "apple", "--count", "26",
+            ],
+            "--count",
+            "0..=25",
+        ),
+        (
+            &[
+                "guess", "--clue", "fruit", "--board", "apple", "--count", "1", "--floor", "2",
+            ],
+            "--floor",
+            "from 0 to 1",
+        ),
+        (
+            &["bench-suggest", "--print-boards", "18446744073709551615"],
+            "--print-boards",
+            "1..=1000000",
+        ),
+    ] {
+        let run = query(args).failed();
+        assert!(
+            run.stderr.contains(flag) && run.stderr.contains(range),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert_eq!(run.stdout, "", "{args:?}");
+    }
+    // The ranges are in --help.
+    for (cmd, said) in [
+        ("suggest", &["1 to 100", "0 to 100", "at most 10"][..]),
+        ("guess", &["0 to 25", "0 to 1"]),
+        ("eval", &["1 to 100000", "0 to 20", "2^64"]),
+        ("play", &["2^64", "0 to 10"]),
+    ] {
+        let help = clue_db([cmd, "--help"]).ok().stdout;
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for s in said {
+            assert!(help.contains(s), "{cmd} --help: no {s:?}");
+        }
+    }
+    // The ends of each range are taken.
+    query(&[
+        "suggest",
+        "--pos",
+        "apple,water",
+        "--top",
+        "100",
+        "--board-beta",
+        "10",
+    ])
+    .ok();
+}
+
+/// Issue 46, item 7: `explain QQQ… apple` and `guess --clue QQQ…` printed a 15,000-letter clue
+/// whole (it is a word of letters), as did an unknown `--strategy` (clap's message) and a long
+/// card in `explain`'s lines. A clue is at most 64 letters, as the API takes it; every word a
+/// message names is cut to its start and its length.
+#[test]
+fn long_words_typed_are_never_echoed_whole() {
+    let long = "q".repeat(15_000);
+    for args in [
+        &["explain", &long, "apple"][..],
+        &[
+            "guess",
+            "--clue",
+            &long,
+            "--count",
+            "1",
+            "--board",
+            "apple,water",
+        ],
+        &["suggest", "--pos", "apple", "--strategy", &long],
+        &["play", "--strategy", &long],
+        &["eval", "--games", "1", "--strategies", &long],
+        &["eval", "--games", "1", "--guesser", &long],
+    ] {
+        let run = query(args).failed();
+        assert!(
+            run.stdout.len() + run.stderr.len() < 1_000
+                && run.stderr.contains("(15000 characters)"),
+            "{:?}: {} bytes: {}",
+            &args[..2],
+            run.stderr.len(),
+            run.stderr.chars().take(300).collect::<String>()
+        );
+    }
+    // A long card in explain: warned of, and its line cut, both by its start and length.
+    let run = query(&["explain", "fruit", &long]).ok();
+    assert!(
+        run.stdout.len() + run.stderr.len() < 2_000,
+        "{} + {} bytes",
+        run.stdout.len(),
+        run.stderr.len()
+    );
+    assert!(run.stdout.contains("(15000 characters)"), "{}", run.stdout);
 }

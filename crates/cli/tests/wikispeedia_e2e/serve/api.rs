@@ -51,10 +51,11 @@ fn a_whole_game_is_played_to_the_end_through_the_api() {
         cards.iter().all(|c| c["role"].is_null()),
         "colours hidden: {g}"
     );
-    // The same seed deals the same board.
-    let again = expect(&post(&s, "/api/new-game", json!({"seed": 7})), 200);
-    assert_eq!(again["cards"], g["cards"]);
-    assert_ne!(again["id"], g["id"]);
+    // The same seed is refused while its game is played (a second game on it, played to its
+    // end, would show the first one's colours), and deals the same board once it is over.
+    let refused = post(&s, "/api/new-game", json!({"seed": 7}));
+    assert_eq!(refused.status, 403, "{}", refused.text());
+    let first_cards = g["cards"].clone();
 
     let mut game = g;
     let mut moves = 0;
@@ -123,6 +124,9 @@ fn a_whole_game_is_played_to_the_end_through_the_api() {
         ["won", "lost"].contains(&game["status"].as_str().unwrap()),
         "{game}"
     );
+    let again = expect(&post(&s, "/api/new-game", json!({"seed": 7})), 200);
+    assert_eq!(again["cards"], first_cards);
+    assert_ne!(again["id"].as_str(), Some(id.as_str()));
     assert!(
         ["all_found", "assassin", "opponent_found"].contains(&game["reason"].as_str().unwrap())
     );

@@ -331,12 +331,21 @@ fn a_games_colours_are_never_served_while_it_is_played_and_long_words_are_cut() 
     // Another seed is served; and the seed once the game is over (lost by passing: blue
     // reveals one card a turn).
     json_of(&post(&s, "/api/board", json!({"seed": 6})), 200);
+    // Issue 46, item 6: nor a second game on the same seed: played to its end, it showed all
+    // 25 roles, the first game's. Refused alike; a game without a seed gets another.
+    let r = post(&s, "/api/new-game", json!({"seed": 5}));
+    let v = json_of(&r, 403);
+    assert!(v.get("cards").is_none(), "{v}");
+    assert!(v["error"].as_str().unwrap().contains("being played"), "{v}");
+    let other = json_of(&post(&s, "/api/new-game", json!({})), 200);
+    assert_ne!(other["seed"], 5);
     let mut game = g;
     while game["status"] == "playing" {
         game = json_of(&post(&s, &format!("/api/game/{id}/pass"), json!({})), 200);
     }
     let b = json_of(&post(&s, "/api/board", json!({"seed": 5})), 200);
     assert_eq!(b["cards"].as_array().unwrap().len(), 25);
+    json_of(&post(&s, "/api/new-game", json!({"seed": 5})), 200);
 
     // A 16 KB word is echoed by its start and its length, never whole.
     let long = "x".repeat(16_000);
@@ -364,5 +373,44 @@ fn a_games_colours_are_never_served_while_it_is_played_and_long_words_are_cut() 
         assert!(r.status == 400 || r.status == 404, "{path}: {}", r.status);
         let e = r.json().unwrap()["error"].as_str().unwrap().to_string();
         assert!(e.len() < 300 && e.contains("(16000 characters)"), "{e}");
+    }
+}
+
+/// Issue 46, item 7: a 15,000-character `strategy`, `seed`, unknown field name, or a string
+/// where a number belongs came back whole in 15–30 KB of error (twice for a field name). Each
+/// is now named by its start and its length.
+#[test]
+fn long_strategies_seeds_and_field_names_are_cut_in_errors() {
+    let s = Served::start(db());
+    let long = "q".repeat(15_000);
+    let mut unknown_field = serde_json::Map::new();
+    unknown_field.insert("pos".to_string(), json!(["apple"]));
+    unknown_field.insert(long.clone(), json!(1));
+    for (path, body) in [
+        ("/api/suggest", json!({"pos": ["apple"], "strategy": long})),
+        ("/api/new-game", json!({"strategy": long})),
+        ("/api/new-game", json!({"seed": long})),
+        ("/api/board", json!({"seed": long})),
+        ("/api/suggest", Value::Object(unknown_field.clone())),
+        (
+            "/api/guess",
+            json!({"clue": "fruit", "board": ["apple"], "count": long}),
+        ),
+        ("/api/suggest", json!({"pos": ["apple"], "top": long})),
+    ] {
+        let r = post(&s, path, body);
+        assert!(
+            (400..500).contains(&r.status),
+            "{path}: {} {}",
+            r.status,
+            r.text().len()
+        );
+        let e = r.json().unwrap()["error"].as_str().unwrap().to_string();
+        assert!(
+            e.len() < 600 && e.contains("(15000 characters)"),
+            "{path}: {} bytes: {}",
+            e.len(),
+            e.chars().take(300).collect::<String>()
+        );
     }
 }
