@@ -191,11 +191,7 @@ pub struct WordsArg {
 impl WordsArg {
     /// The file behind `--words`: a list by name, else the path given.
     fn file(&self, list: &str) -> PathBuf {
-        match list {
-            "codenames" => self.inputs.join("terms.txt"),
-            "duet" | "deep-undercover" => self.data.join("word-lists").join(format!("{list}.txt")),
-            path => PathBuf::from(path),
-        }
+        pipeline::word_list_file(list, &self.inputs, &self.data)
     }
 
     /// The list's words the database can score as cards, in the list's order, and a warning
@@ -254,7 +250,7 @@ impl WordsArg {
 #[derive(Args)]
 pub struct MarginArg {
     /// How far a target's score must exceed the clue's score with the assassin. Default per
-    /// strategy: relatedness 4.1 (in standard deviations of its scores); threshold and
+    /// strategy: relatedness 4.5 (in standard deviations of its scores); threshold and
     /// herfindahl 0.1 (about one more mention on a well-ranked page; threshold applies it to
     /// every target, herfindahl to its targets' check against the scores). 0 to 100.
     #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
@@ -831,9 +827,24 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         Some((name, words)) => (Some(name), words),
         None => (None, k.card_words()?),
     };
-    let (words, unseen): (Vec<String>, Vec<String>) = words
-        .into_iter()
+    let (known, unseen): (Vec<String>, Vec<String>) = words
+        .iter()
+        .cloned()
         .partition(|w| guessers.iter().all(|g| g.knows(w)));
+    // A guesser that knows fewer than a board's cards (a toy vocabulary) leaves them all in.
+    let (words, unseen) = if known.len() >= 25 {
+        (known, unseen)
+    } else {
+        if !unseen.is_empty() {
+            eprintln!(
+                "clue-db: note: a guesser knows only {} of the {} card words: boards are drawn \
+                 from them all, and it never guesses the others",
+                known.len(),
+                words.len()
+            );
+        }
+        (words, Vec::new())
+    };
     if !unseen.is_empty() {
         let shown: Vec<&str> = unseen.iter().take(20).map(String::as_str).collect();
         eprintln!(

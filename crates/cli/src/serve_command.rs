@@ -32,6 +32,37 @@ pub struct ServeArgs {
     /// connection idle the longest (no request in flight) is closed to make room.
     #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
+    /// The shared data folder, whose word-lists/ the page offers for new games (Codenames
+    /// Duet, Deep Undercover) beside `codenames` (INPUTS/terms.txt); a list whose file is
+    /// missing is not offered.
+    #[arg(long, default_value = "../shared/data", value_name = "DIR")]
+    data: PathBuf,
+    /// The folder of hand-kept inputs, where `codenames` is (terms.txt).
+    #[arg(long, default_value = "pipeline", value_name = "DIR")]
+    inputs: PathBuf,
+}
+
+/// The word lists of [`pipeline::WORD_LISTS`] whose files are there, normalised, each word once.
+fn word_lists(
+    data: &std::path::Path,
+    inputs: &std::path::Path,
+) -> Result<Vec<(String, Vec<String>)>> {
+    let mut out = Vec::new();
+    for name in pipeline::WORD_LISTS {
+        let file = pipeline::word_list_file(name, inputs, data);
+        if !file.exists() {
+            continue;
+        }
+        let mut words: Vec<String> = Vec::new();
+        for w in pipeline::inputs::read_terms(&file)? {
+            let w = query::store_knowledge::normalize_word(&w);
+            if !words.contains(&w) {
+                words.push(w);
+            }
+        }
+        out.push((name.to_string(), words));
+    }
+    Ok(out)
 }
 
 fn positive_seconds(s: &str) -> Result<f64, String> {
@@ -50,6 +81,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         head_timeout: timeout,
         body_timeout: timeout,
         max_connections: a.max_connections as usize,
+        lists: word_lists(&a.data, &a.inputs)?,
         ..serve::Config::default()
     })?;
     let url = server.url();

@@ -107,6 +107,23 @@ pub fn word_lists(folder: &std::path::Path) -> anyhow::Result<Vec<std::path::Pat
     Ok(out)
 }
 
+/// The word lists players bring, by name: the cards of a Codenames edition.
+pub const WORD_LISTS: [&str; 3] = ["codenames", "duet", "deep-undercover"];
+
+/// The file of the list `name` ([`WORD_LISTS`]): `codenames` is `inputs/terms.txt`, the other
+/// editions are in `data/word-lists/`; any other name is a path.
+pub fn word_list_file(
+    name: &str,
+    inputs: &std::path::Path,
+    data: &std::path::Path,
+) -> std::path::PathBuf {
+    match name {
+        "codenames" => inputs.join("terms.txt"),
+        "duet" | "deep-undercover" => data.join("word-lists").join(format!("{name}.txt")),
+        path => std::path::PathBuf::from(path),
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {

@@ -448,13 +448,19 @@ fn relatedness_against_a_hand_computation() {
                 + e * ((x.cooccurrences as f64 * f).ln_1p() - m("meetings_mean"))
                     / m("meetings_std");
             let want = (mix - m("mix_mean")) / m("mix_std") + raise(t, cl);
+            // The view gives the measures to the ten-thousandth (relatedness_by_id keeps them
+            // so): the cosine's rounding, in its standard deviations, is most of the gap.
+            let tolerance = 1e-4 + 5e-5 / m("cosine_std") / m("mix_std");
             assert!(
-                (x.score - want).abs() < 1e-4,
+                (x.score - want).abs() < tolerance,
                 "{t}/{cl}: {} vs {want}",
                 x.score
             );
-            // The packed vector holds the same score at the clue word's id.
-            assert!((packed[j] as f64 - x.score).abs() < 1e-6, "{t}/{cl}");
+            // The packed vector holds the same score at the clue word's id, unrounded.
+            assert!(
+                (packed[j] as f64 - x.score).abs() <= 5e-5 + 1e-9,
+                "{t}/{cl}"
+            );
             all.push(x.score - raise(t, cl));
         }
     }
@@ -464,11 +470,11 @@ fn relatedness_against_a_hand_computation() {
     assert!(row("bee", "honey").score > row("bee", "wheel").score);
     assert!(row("car", "wheel").score > row("car", "honey").score);
     // The risk: the 90th percentile (nearest rank) of a clue's scores with the card words, with
-    // two card words the higher.
+    // two card words the higher (the view's scores are to the ten-thousandth).
     for (cl, _, risk) in &clue_words {
         let hi = row("bee", cl).score.max(row("car", cl).score);
         assert!(
-            (*risk as f64 - hi).abs() < 1e-5,
+            (*risk as f64 - hi).abs() <= 5e-5 + 1e-6,
             "{cl}: risk {risk} vs {hi}"
         );
     }

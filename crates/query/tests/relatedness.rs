@@ -345,8 +345,8 @@ fn the_number_is_what_the_margins_support_and_at_most_max_count() {
     assert_eq!(got[0].targets, best);
     let two = RelatednessParams { max_count: 2, ..p };
     assert_eq!(related(&k, &req, &two)[0].count, 2);
-    // top limits the suggestions ("ruby" clears the assassin's margin, 4.1, for one card).
-    k.relate("ruby", &cards[0], 4.5);
+    // top limits the suggestions ("ruby" clears the assassin's margin, 4.5, for one card).
+    k.relate("ruby", &cards[0], 4.8);
     assert_eq!(related(&k, &req, &p).len(), 2);
     assert_eq!(
         related(&k, &req, &RelatednessParams { top: 1, ..p }).len(),

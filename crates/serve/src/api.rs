@@ -19,7 +19,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use query::game::{Answer, Role, Suggestion};
+use query::game::{Answer, Board, Role, Suggestion};
 use query::legality::{Illegal, Legality, NoLexicon, is_word};
 use query::store_knowledge::{closest, normalize_word};
 use serde::Deserialize;
@@ -60,6 +60,8 @@ pub struct AppState {
     pub loopback: bool,
     /// The connection cap in force (for `/api/info`).
     pub max_connections: usize,
+    /// The word lists offered for new games, by name.
+    pub lists: Vec<(String, Vec<String>)>,
 }
 
 /// The routes, with the origin checks, the body cap and deadline, and a guard that turns a
@@ -370,6 +372,8 @@ async fn info(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
             "default_strategy": engine::DEFAULT_STRATEGY,
             "max_body_bytes": MAX_BODY,
             "max_connections": s.max_connections,
+            "any_word": db.any_word()?,
+            "lists": s.lists.iter().map(|(name, words)| json!({"name": name, "words": words.len()})).collect::<Vec<_>>(),
         })))
     })
     .await
@@ -439,17 +443,18 @@ fn no_repeats(lists: &[(&str, &[String])]) -> ApiResult<()> {
     Ok(())
 }
 
-/// 422 naming every word the database does not cover, each with its closest covered terms,
-/// as the CLI's message does.
-fn covered(terms: &[String], words: &[&String]) -> ApiResult<()> {
-    let unknown: Vec<Value> = words
-        .iter()
-        .filter(|w| terms.binary_search(w).is_err())
-        .map(|w| json!({ "word": w, "closest": closest(w, terms, 5) }))
-        .collect();
-    if unknown.is_empty() {
+/// 422 naming every word the database cannot score as a card (no stored row, and no word of
+/// its vocabulary), each with the closest words that can be cards, as the CLI's warning does.
+fn covered(db: &Db<'_>, words: &[&String]) -> ApiResult<()> {
+    let unknown_words = db.unknown(words.iter().map(|w| w.as_str()))?;
+    if unknown_words.is_empty() {
         return Ok(());
     }
+    let near = db.card_vocabulary()?;
+    let unknown: Vec<Value> = unknown_words
+        .iter()
+        .map(|w| json!({ "word": w, "closest": closest(w, &near, 5) }))
+        .collect();
     let names: Vec<String> = unknown
         .iter()
         .map(|u| {
@@ -470,7 +475,7 @@ fn covered(terms: &[String], words: &[&String]) -> ApiResult<()> {
     Err(ApiError {
         status: StatusCode::UNPROCESSABLE_ENTITY,
         body: json!({
-            "error": format!("not covered terms (the database has no clues for them): {}", names.join("; ")),
+            "error": format!("not words the database knows (it can score no card of them): {}", names.join("; ")),
             "unknown": unknown,
         }),
     })
@@ -586,7 +591,7 @@ async fn suggest(
         assassin_margin: margin,
     };
     let mut answer = blocking(&state, move |_, db| {
-        covered(db.terms(), &all.iter().collect::<Vec<_>>())?;
+        covered(db, &all.iter().collect::<Vec<_>>())?;
         Ok(db.suggest(&q)?)
     })
     .await?;
@@ -624,7 +629,7 @@ async fn explain(
     }
     let c = clue.clone();
     let x = blocking(&state, move |_, db| {
-        covered(db.terms(), &terms.iter().collect::<Vec<_>>())?;
+        covered(db, &terms.iter().collect::<Vec<_>>())?;
         Ok(db.explain(&c, &terms)?)
     })
     .await?;
@@ -672,7 +677,7 @@ async fn guess(
     }
     let (c, count) = (clue.clone(), b.count);
     let guesses = blocking(&state, move |_, db| {
-        covered(db.terms(), &board.iter().collect::<Vec<_>>())?;
+        covered(db, &board.iter().collect::<Vec<_>>())?;
         Ok(db.guess(&c, count, &board, floor)?)
     })
     .await?;
@@ -688,6 +693,96 @@ pub struct SeedBody {
     pub seed: Option<u64>,
     #[serde(default)]
     pub strategy: Option<String>,
+    /// The cards to draw the board from: a list by name (`/api/info` names them), or 25 words
+    /// or more (a pack of one's own); by default the stored card words.
+    #[serde(default)]
+    pub words: Option<Words>,
+}
+
+/// What a board is drawn from ([`SeedBody::words`]).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Words {
+    List(String),
+    Words(Vec<String>),
+}
+
+/// The most words a pasted list may hold.
+const MAX_LIST_WORDS: usize = 5000;
+
+/// The words a board is drawn from, checked: a named list's, or those sent (normalised, each
+/// once, 25 or more); `None` for the stored card words.
+fn deck(state: &AppState, words: Option<Words>) -> ApiResult<Option<Vec<String>>> {
+    match words {
+        None => Ok(None),
+        Some(Words::List(name)) => match state.lists.iter().find(|(n, _)| *n == name) {
+            Some((_, words)) => Ok(Some(words.clone())),
+            None => Err(ApiError::bad(format!(
+                "no word list {} here (lists: {})",
+                shown(&name),
+                state
+                    .lists
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        },
+        Some(Words::Words(raw)) => {
+            if raw.len() > MAX_LIST_WORDS {
+                return Err(ApiError::bad(format!(
+                    "words has {} entries; a list holds at most {MAX_LIST_WORDS}",
+                    raw.len()
+                )));
+            }
+            let mut out: Vec<String> = Vec::new();
+            for w in &raw {
+                let w = card_word(w, "words")?;
+                if !out.contains(&w) {
+                    out.push(w);
+                }
+            }
+            if out.len() < 25 {
+                return Err(ApiError::bad(format!(
+                    "words has {} different words; a board needs 25",
+                    out.len()
+                )));
+            }
+            Ok(Some(out))
+        }
+    }
+}
+
+/// The board of `seed` drawn from `words` (those the database can score; 422 naming the others
+/// when fewer than 25 remain), or from the stored card words.
+fn board_of(db: &Db<'_>, seed: u64, words: Option<&[String]>) -> ApiResult<Board> {
+    let Some(words) = words else {
+        return db
+            .board(seed)
+            .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")));
+    };
+    let unknown = db.unknown(words.iter().map(String::as_str))?;
+    let known: Vec<String> = words
+        .iter()
+        .filter(|w| !unknown.contains(w))
+        .cloned()
+        .collect();
+    if known.len() < 25 {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "{} of the words can be cards, a board needs 25; unknown: {}",
+                known.len(),
+                unknown
+                    .iter()
+                    .take(20)
+                    .map(|w| shown(w))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Board::random(&known, seed).map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))
 }
 
 /// A seed from the clock when the client gives none.
@@ -727,10 +822,9 @@ async fn board(
         Some(seed) => seed,
         None => free_seed(&state),
     };
+    let words = deck(&state, b.words)?;
     blocking(&state, move |_, db| {
-        let board = db
-            .board(seed)
-            .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
+        let board = board_of(db, seed, words.as_deref())?;
         Ok(Json(json!({ "seed": seed, "cards": board.cards })))
     })
     .await
@@ -791,10 +885,9 @@ async fn new_game(
         .strategy
         .unwrap_or_else(|| engine::DEFAULT_STRATEGY.to_string());
     strategy(Some(&name))?;
+    let words = deck(&state, b.words)?;
     blocking(&state, move |s, db| {
-        let board = db
-            .board(seed)
-            .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))?;
+        let board = board_of(db, seed, words.as_deref())?;
         let mut game = Game::new(s.games.new_id(), seed, &name, board);
         deal_clue(db, &mut game)?;
         let view = game.view();

@@ -321,6 +321,29 @@ impl Db<'_> {
         .guess(clue, count, words)
     }
 
+    /// The words of `words` the database cannot score as a card (no stored row, and no word
+    /// of its vocabulary: [`StoreKnowledge::is_card`]).
+    pub fn unknown<'w>(&self, words: impl IntoIterator<Item = &'w str>) -> Result<Vec<String>> {
+        let k = self.knowledge();
+        let mut out = Vec::new();
+        for w in words {
+            if !k.is_card(w)? {
+                out.push(w.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether any vocabulary word can be a card here, not only the stored card words.
+    pub fn any_word(&self) -> Result<bool> {
+        self.knowledge().any_word()
+    }
+
+    /// The words an unknown one is compared with ([`StoreKnowledge::card_vocabulary`]).
+    pub fn card_vocabulary(&self) -> Result<Vec<String>> {
+        self.knowledge().card_vocabulary()
+    }
+
     /// A seeded 9/8/7/1 board of covered terms, the one `clue-db play --seed` deals.
     pub fn board(&self, seed: u64) -> Result<Board> {
         Board::random(&self.snapshot.terms, seed)

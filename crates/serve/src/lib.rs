@@ -40,6 +40,10 @@ pub struct Config {
     pub max_connections: usize,
     /// How long Ctrl-C or SIGTERM waits for the requests in flight before it closes them.
     pub shutdown_grace: Duration,
+    /// The word lists the page offers for a new game, by name (the editions' cards), each
+    /// normalised and without repeats; boards are drawn from those of their words the
+    /// database can score.
+    pub lists: Vec<(String, Vec<String>)>,
 }
 
 impl Default for Config {
@@ -52,6 +56,7 @@ impl Default for Config {
             body_timeout: Duration::from_secs(10),
             max_connections: 512,
             shutdown_grace: Duration::from_secs(5),
+            lists: Vec::new(),
         }
     }
 }
@@ -93,6 +98,7 @@ impl Server {
             addr,
             loopback: addr.ip().is_loopback(),
             max_connections,
+            lists: config.lists.clone(),
         });
         Ok(Server {
             listener,

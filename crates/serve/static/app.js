@@ -147,6 +147,13 @@ const play = {
   async newGame(seed) {
     const body = { strategy: $('#play-strategy').value || undefined };
     if (seed !== '' && seed !== undefined) body.seed = Number(seed);
+    // The cards: a list by name, the words pasted, or (none) every stored card.
+    const words = $('#play-words').value;
+    if (words === 'paste') {
+      body.words = $('#own-words').value.split(/[,\n]/).map((w) => w.trim()).filter((w) => w);
+    } else if (words) {
+      body.words = words;
+    }
     this.setStatus('Dealing…');
     try {
       this.game = await api('/api/new-game', body);
@@ -271,6 +278,9 @@ $('#new-game-form').addEventListener('submit', (ev) => {
   play.newGame(play.game && seed === String(play.game.seed) ? '' : seed);
 });
 $('#pass').addEventListener('click', () => play.pass());
+$('#play-words').addEventListener('change', () => {
+  $('#own-words-label').hidden = $('#play-words').value !== 'paste';
+});
 gridKeys($('#play-grid'), 'button.card');
 
 // ---- assist mode -----------------------------------------------------------------------------
@@ -449,6 +459,11 @@ gridKeys($('#assist-grid'), 'input.word');
     const info = await api('/api/info');
     for (const sel of document.querySelectorAll('select.strategy')) {
       sel.replaceChildren(...info.strategies.map((s) => el('option', { value: s, text: s, selected: s === info.default_strategy })));
+    }
+    // The editions' lists the server offers, before "my own words…".
+    const own = $('#play-words').lastElementChild;
+    for (const l of info.lists || []) {
+      own.before(el('option', { value: l.name, text: `${l.name} (${l.words} words)` }));
     }
     const t = await api('/api/terms');
     document.body.append(el('datalist', { id: 'terms' }, ...t.terms.map((w) => el('option', { value: w }))));

@@ -697,7 +697,8 @@ mod tests {
                 clue: "sea".into(),
                 score: 1.5,
                 ppmi: 1.0,
-                cosine: 0.1f32 as f64,
+                // To the ten-thousandth, as relatedness_by_id keeps it (schema 8).
+                cosine: 0.1,
                 cooccurrences: 12,
             })
         );
@@ -716,21 +717,26 @@ mod tests {
             rows,
             want.map(|(c, s)| ("apple".to_string(), c.to_string(), s))
         );
-        // A PPMI of 0 (most pairs: they never meet) is stored as the integer 0, in no byte (a
-        // REAL column keeps 8), and the view gives it back as the REAL of schema 5.
+        // The measures are whole ten-thousandths in the table (a PPMI of 0, most pairs, in no
+        // byte), and the view gives them back as the REALs of schema 5.
         let ty = |sql: &str| -> String { store.conn().query_row(sql, [], |r| r.get(0)).unwrap() };
         assert_eq!(
-            ty("SELECT typeof(ppmi) FROM relatedness_by_id WHERE card_id = 0 AND clue_id = 0"),
+            ty("SELECT typeof(ppmi_e4) FROM relatedness_by_id WHERE card_id = 0 AND clue_id = 0"),
             "integer"
         );
         assert_eq!(
             ty("SELECT typeof(ppmi) FROM relatedness WHERE term = 'apple' AND clue = 'fruit'"),
             "real"
         );
-        assert_eq!(
-            ty("SELECT typeof(ppmi) FROM relatedness_by_id WHERE card_id = 0 AND clue_id = 1"),
-            "real"
-        );
+        let e4: i64 = store
+            .conn()
+            .query_row(
+                "SELECT cosine_e4 FROM relatedness_by_id WHERE card_id = 0 AND clue_id = 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(e4, 1000);
     }
 
     /// The clue words come from their packed copy when it is of the rows of `clue_words`, and
@@ -805,6 +811,102 @@ mod tests {
             );
             assert!(
                 err.contains("clue_words_packed") && err.contains(says) && err.contains(REBUILD),
+                "{sql}: {err}"
+            );
+        }
+    }
+
+    /// The small database with the clue words' vectors (2 dimensions) and `fruit`'s company.
+    fn small_with_vectors() -> (tempfile::TempDir, std::path::PathBuf) {
+        let (dir, path) = small();
+        let b = Build::update(&path).unwrap();
+        b.replace_clue_vectors(2, &[1.0, 0.0, 0.6, 0.8, 0.0, -1.0])
+            .unwrap();
+        b.insert_clue_company(
+            0,
+            &CompanyRow {
+                meetings: vec![(1, 70_000), (2, 3)],
+                rest_meetings: 0,
+                rest_pairs: 0,
+                definition: vec![(1, 0.5)],
+            },
+        )
+        .unwrap();
+        b.finish().unwrap();
+        (dir, path)
+    }
+
+    /// Schema 8: the vectors and company that let any word be a card read back as written (the
+    /// vectors in half precision, a count past 65,535 saturated), and the measures of
+    /// `relatedness_by_id` come back from their ten-thousandths.
+    #[test]
+    fn vectors_company_and_parts_read_back() {
+        let (_dir, path) = small_with_vectors();
+        let store = Store::open(&path).unwrap();
+        assert!(store.has_clue_vectors().unwrap());
+        let (dims, v) = store.clue_vectors().unwrap().unwrap();
+        assert_eq!(dims, 2);
+        let want = [1.0, 0.0, 0.6, 0.8, 0.0, -1.0];
+        for (a, b) in v.iter().zip(want) {
+            assert!((a - b).abs() < 1e-3, "{v:?}");
+        }
+        let c = store.clue_company(0).unwrap().unwrap();
+        assert_eq!(c.meetings, vec![(1, 65_535), (2, 3)]);
+        assert_eq!(c.definition, vec![(1, 0.5)]);
+        assert_eq!(store.clue_company(1).unwrap(), None);
+        // whale: card 1, scores 1 + j/4, ppmi j/2, cosine 0.1, meetings 10 + j.
+        let parts = store.relatedness_parts("whale").unwrap().unwrap();
+        assert_eq!(parts, vec![(0.0, 0.1, 10), (0.5, 0.1, 11), (1.0, 0.1, 12)]);
+        assert_eq!(store.relatedness_parts("zebra").unwrap(), None);
+        let r = store.relatedness("whale", "tree").unwrap().unwrap();
+        assert!(
+            (r.score - 1.25).abs() < 1e-9 && (r.ppmi - 0.5).abs() < 1e-9,
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn damaged_vectors_company_or_rows_are_errors_naming_the_table() {
+        for (sql, table, says) in [
+            (
+                "UPDATE clue_vectors SET vectors = substr(vectors, 1, 10);",
+                "clue_vectors",
+                "10 bytes for 3 clue words",
+            ),
+            (
+                "UPDATE clue_vectors SET vectors = CAST(x'007c' || substr(vectors, 3) AS BLOB);",
+                "clue_vectors",
+                "no number",
+            ),
+            (
+                "UPDATE clue_company SET meetings = x'090000000100';",
+                "clue_company",
+                "past the clue words",
+            ),
+            (
+                "UPDATE clue_company SET definition = x'00';",
+                "clue_company",
+                "no whole number of pairs",
+            ),
+            (
+                "DELETE FROM relatedness_by_id WHERE card_id = 1 AND clue_id = 1;",
+                "relatedness_by_id",
+                "'whale' has no row for clue word id 1",
+            ),
+        ] {
+            let (_dir, path) = small_with_vectors();
+            rusqlite::Connection::open(&path)
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap();
+            let store = Store::open(&path).unwrap();
+            let err = match table {
+                "clue_vectors" => format!("{:#}", store.clue_vectors().unwrap_err()),
+                "clue_company" => format!("{:#}", store.clue_company(0).unwrap_err()),
+                _ => format!("{:#}", store.relatedness_parts("whale").unwrap_err()),
+            };
+            assert!(
+                err.contains(table) && err.contains(says) && err.contains(REBUILD),
                 "{sql}: {err}"
             );
         }

@@ -207,3 +207,61 @@ fn eval_and_play_draw_boards_from_a_word_list() {
     .failed();
     assert!(run.stderr.contains("a board needs 25"), "{}", run.stderr);
 }
+
+#[test]
+fn the_server_offers_the_lists_and_takes_any_words() {
+    use serde_json::json;
+    use serve::client;
+    let s = crate::serve::Served::start(db());
+    let post = |path: &str, body: Value| {
+        client::post_json(s.addr, path, &body).unwrap_or_else(|e| panic!("POST {path}: {e}"))
+    };
+    let info: Value = client::get(s.addr, "/api/info").unwrap().json().unwrap();
+    assert_eq!(info["any_word"], true, "{info}");
+    let names: Vec<&str> = info["lists"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["name"].as_str())
+        .collect();
+    assert_eq!(names, ["codenames", "duet", "deep-undercover"], "{info}");
+    // A game of Duet cards.
+    let r = post("/api/new-game", json!({"words": "duet"}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let g: Value = r.json().unwrap();
+    let duet = list("duet.txt");
+    let cards = g["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), 25, "{g}");
+    for c in cards {
+        let w = c["word"].as_str().unwrap();
+        assert!(duet.iter().any(|d| d == w), "{w} is no Duet word: {g}");
+    }
+    // A board of pasted words, and a suggestion for typed words.
+    let typed = typed_words(25);
+    let r = post("/api/board", json!({"words": typed}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let b: Value = r.json().unwrap();
+    for c in b["cards"].as_array().unwrap() {
+        assert!(
+            typed.iter().any(|t| t == c["word"].as_str().unwrap()),
+            "{b}"
+        );
+    }
+    let r = post(
+        "/api/suggest",
+        json!({"pos": &typed[..3], "neg": &typed[3..5], "assassin": typed[5]}),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    // Too few words, an unknown list, a word never met.
+    assert_eq!(
+        post("/api/new-game", json!({"words": ["apple", "moon"]})).status,
+        400
+    );
+    assert_eq!(
+        post("/api/new-game", json!({"words": "no-such-list"})).status,
+        400
+    );
+    let r = post("/api/suggest", json!({"pos": ["qzxqzxword", &typed[0]]}));
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("qzxqzxword"), "{}", r.text());
+}
