@@ -348,7 +348,11 @@ impl Knowledge for StoreKnowledge<'_> {
             }
             out.push(stored);
         }
-        if let (false, Some(typed)) = (missing.is_empty(), self.typed()?) {
+        // The vectors are read only when a word needs them (15 MB: most of a whole `suggest`).
+        if missing.is_empty() {
+            return Ok(out);
+        }
+        if let Some(typed) = self.typed()? {
             let ids: Vec<(usize, u64)> = missing.iter().map(|&(_, id, n)| (id, n)).collect();
             let rows = typed
                 .rows(self.store, &ids)
