@@ -64,6 +64,12 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<Scenario>> {
             );
         }
         let row = line.trim_end_matches(['\n', '\r']);
+        // A file saved with a byte-order mark (a spreadsheet's UTF-8 export) starts with one.
+        let row = if n == 1 {
+            row.strip_prefix('\u{feff}').unwrap_or(row)
+        } else {
+            row
+        };
         if row.trim().is_empty() {
             continue;
         }
@@ -323,6 +329,21 @@ pub fn evaluate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 46: a header after a UTF-8 byte-order mark was read as having no column `id`.
+    #[test]
+    fn a_byte_order_mark_before_the_header_is_no_part_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.tsv");
+        std::fs::write(
+            &path,
+            "\u{feff}id\tteam\tavoid\tclue\na1\tdog,vet\tking\tpet\n",
+        )
+        .unwrap();
+        let s = read(&path).unwrap();
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].id, "a1");
+    }
 
     #[test]
     fn a_scenario_file_is_read_by_its_header() {
