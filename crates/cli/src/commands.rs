@@ -69,10 +69,10 @@ pub struct PipelineArgs {
     /// pagerank, scores.
     stage: String,
     /// With `all` or `ingest`: build from these corpora instead of updating --db: the offline
-    /// ones of the data folder (wikispeedia, enwiki-sample, enwiki-2015-wikiextractor), a wiki
-    /// downloaded into --dumps (`simplewiki`, `dewiki`: its newest verified run), or a run
-    /// folder's path; several joined by commas (`wikispeedia,enwiki-2015-wikiextractor`, what
-    /// `make pipeline` builds). A page whose title an earlier corpus already stored is left
+    /// ones of the data folder (wikispeedia, enwiki-sample, enwiki-2015-wikiextractor,
+    /// enwiki-2019-wikiextractor, simplewiki-2017-wikiextractor), a wiki downloaded into --dumps
+    /// (`simplewiki`, `dewiki`: its newest verified run), or a run folder's path; several joined
+    /// by commas (`make pipeline` builds the four offline corpora of text, Wikispeedia first). A page whose title an earlier corpus already stored is left
     /// out: the first corpus named wins.
     #[arg(long)]
     corpus: Option<String>,
