@@ -465,6 +465,8 @@ gridKeys($('#assist-grid'), 'input.word');
     for (const l of info.lists || []) {
       own.before(el('option', { value: l.name, text: `${l.name} (${l.words} words)` }));
     }
+    // The original game's cards by default: the stored cards include an adult edition's.
+    if ((info.lists || []).some((l) => l.name === 'codenames')) $('#play-words').value = 'codenames';
     const t = await api('/api/terms');
     document.body.append(el('datalist', { id: 'terms' }, ...t.terms.map((w) => el('option', { value: w }))));
   } catch (err) {
