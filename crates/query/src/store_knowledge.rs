@@ -208,21 +208,6 @@ impl<'s> StoreKnowledge<'s> {
         Ok(Knowledge::clue_form(self.store, card)?.and_then(|w| words.id(&w)))
     }
 
-    /// A row computed from the stored vectors, for a word with no stored row.
-    fn typed_row(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
-        let Some(id) = self.typed_id(card)? else {
-            return Ok(None);
-        };
-        let Some(typed) = self.typed()? else {
-            return Ok(None);
-        };
-        let count = self.clue_words()?.counts[id];
-        let mut rows = typed
-            .rows(self.store, &[(id, count)])
-            .with_context(|| format!("scoring {card:?} as a card"))?;
-        Ok(rows.pop().flatten().map(Arc::from))
-    }
-
     /// The card words with a stored row, sorted (read once).
     fn stored_cards(&self) -> Result<Arc<Vec<String>>> {
         if let Some(c) = self.cache.stored.get() {
@@ -311,16 +296,12 @@ impl Knowledge for StoreKnowledge<'_> {
         Ok(self.cache.top_scores.get_or_init(|| t).clone())
     }
     /// The stored row, else one computed from the stored vectors ([`crate::typed`]) for a
-    /// clue word or one of its forms.
+    /// clue word or one of its forms: [`Knowledge::relatedness_all`] of one card.
     fn relatedness(&self, card: &str) -> Result<Option<Arc<[f32]>>> {
-        cached(
-            &self.cache.vectors,
-            card,
-            || match Knowledge::relatedness(self.store, card)? {
-                Some(row) => Ok(Some(row)),
-                None => self.typed_row(card),
-            },
-        )
+        Ok(self
+            .relatedness_all(std::slice::from_ref(&card.to_string()))?
+            .pop()
+            .flatten())
     }
 
     fn clue_form(&self, word: &str) -> Result<Option<String>> {

@@ -18,20 +18,26 @@ pub struct StoredMix {
     pub definition_weight: f32,
 }
 
+/// A number the `relatedness` stage recorded in `meta` (`relatedness.KEY`); the stage writes
+/// each as an f32's shortest decimal, so it reads back exactly.
+fn meta_number(store: &Store, key: &str) -> Result<Option<f32>> {
+    Ok(store
+        .meta(&format!("relatedness.{key}"))?
+        .and_then(|v| v.parse().ok()))
+}
+
+/// A scale the stage recorded as `relatedness.NAME_mean` and `NAME_std`.
+fn meta_scale(store: &Store, name: &str) -> Result<Option<relate::Scale>> {
+    Ok(meta_number(store, &format!("{name}_mean"))?
+        .zip(meta_number(store, &format!("{name}_std"))?)
+        .map(|(mean, std)| relate::Scale { mean, std }))
+}
+
 impl StoredMix {
     /// `None` for a database that records no standardisation (built before it).
     pub fn read(store: &Store) -> Result<Option<StoredMix>> {
-        // The stage writes each as an f32's shortest decimal, so it reads back exactly.
-        let get = |key: &str| -> Result<Option<f32>> {
-            Ok(store
-                .meta(&format!("relatedness.{key}"))?
-                .and_then(|v| v.parse().ok()))
-        };
-        let scale = |name: &str| -> Result<Option<relate::Scale>> {
-            Ok(get(&format!("{name}_mean"))?
-                .zip(get(&format!("{name}_std"))?)
-                .map(|(mean, std)| relate::Scale { mean, std }))
-        };
+        let get = |key: &str| meta_number(store, key);
+        let scale = |name: &str| meta_scale(store, name);
         let (Some(ppmi_weight), Some(meeting_weight)) =
             (get("ppmi_weight")?, get("meeting_weight")?)
         else {
@@ -65,16 +71,7 @@ impl StoredMix {
 /// The scales of the guesser's reading the stage recorded (`relatedness.reading_*`); `None`
 /// for a database built before them.
 pub fn reading_scales(store: &Store) -> Result<Option<relate::ReadingScales>> {
-    let get = |key: &str| -> Result<Option<f32>> {
-        Ok(store
-            .meta(&format!("relatedness.reading_{key}"))?
-            .and_then(|v| v.parse().ok()))
-    };
-    let scale = |name: &str| -> Result<Option<relate::Scale>> {
-        Ok(get(&format!("{name}_mean"))?
-            .zip(get(&format!("{name}_std"))?)
-            .map(|(mean, std)| relate::Scale { mean, std }))
-    };
+    let scale = |name: &str| meta_scale(store, &format!("reading_{name}"));
     Ok(match (scale("ppmi")?, scale("cosine")?, scale("mix")?) {
         (Some(ppmi), Some(cosine), Some(mix)) => Some(relate::ReadingScales { ppmi, cosine, mix }),
         _ => None,
