@@ -182,11 +182,13 @@ JOIN clue_words w ON w.id = r.clue_id;
 
 -- The same scores packed for the query engine: one row per card word, `scores` holding one
 -- little-endian float32 per clue word in clue_words.id order (4 bytes x clue_words rows).
+-- A rowid table with an index on `term`: in a WITHOUT ROWID table a row of 64 KB is its own
+-- key, and SQLite read each row it compared whole while seeking one (640 KB per lookup).
 CREATE TABLE IF NOT EXISTS relatedness_vectors (
     term   TEXT    PRIMARY KEY,
     count  INTEGER NOT NULL,  -- occurrences of the card word in all page text
     scores BLOB    NOT NULL   -- relatedness.score per clue word
-) WITHOUT ROWID;
+);
 
 -- How a guesser reads a clue it is given (db/README.md, "Reading") is not stored: it is
 -- computed from relatedness_by_id's measures and the scales in `meta` (relatedness.reading_*).

@@ -8,6 +8,7 @@ use crate::{ClueWords, Knowledge, TopScores};
 use anyhow::{Context, Result, bail};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::{Arc, Mutex, OnceLock};
 use store::Store;
 
@@ -506,6 +507,8 @@ pub struct StoreLexicon<'s> {
     forms: RefCell<HashMap<String, Option<HashSet<String>>>>,
     /// Per word: whether it is a clue of `scores`.
     clues: RefCell<HashMap<String, bool>>,
+    /// Per word the table does not answer for: the word as the language's rule reads it.
+    read: RefCell<HashMap<String, Rc<text::Comparable>>>,
 }
 
 impl<'s> StoreLexicon<'s> {
@@ -521,28 +524,45 @@ impl<'s> StoreLexicon<'s> {
             language,
             forms: RefCell::default(),
             clues: RefCell::default(),
+            read: RefCell::default(),
         }
+    }
+
+    /// `word` read for the language's rule, once.
+    fn comparable(&self, word: &str) -> Rc<text::Comparable> {
+        if let Some(c) = self.read.borrow().get(word) {
+            return c.clone();
+        }
+        let c = Rc::new(self.language.comparable(word));
+        self.read.borrow_mut().insert(word.to_string(), c.clone());
+        c
     }
 
     /// Whether clue `word` inflects card form `form`, when the table knows; `None` otherwise
     /// (and on a read error, which the rule's own tables then answer).
+    /// Both caches are looked up before anything is allocated: a board's legality asks this
+    /// for every clue it checks against every card form, and the answers are nearly all cached.
     fn table_says(&self, form: &str, word: &str) -> Option<bool> {
-        let is_clue = *self
-            .clues
-            .borrow_mut()
-            .entry(word.to_string())
-            .or_insert_with(|| self.store.is_clue(word).unwrap_or(false));
+        let known = self.clues.borrow().get(word).copied();
+        let is_clue = match known {
+            Some(is_clue) => is_clue,
+            None => {
+                let is_clue = self.store.is_clue(word).unwrap_or(false);
+                self.clues.borrow_mut().insert(word.to_string(), is_clue);
+                is_clue
+            }
+        };
         if !is_clue {
             return None;
         }
-        let mut forms = self.forms.borrow_mut();
-        if !forms.contains_key(form) {
-            let words: HashSet<String> =
-                self.store.inflections_of(form).ok()?.into_iter().collect();
-            let covered = words.contains(form).then_some(words);
-            forms.insert(form.to_string(), covered);
+        if let Some(covered) = self.forms.borrow().get(form) {
+            return covered.as_ref().map(|words| words.contains(word));
         }
-        forms[form].as_ref().map(|words| words.contains(word))
+        let words: HashSet<String> = self.store.inflections_of(form).ok()?.into_iter().collect();
+        let covered = words.contains(form).then_some(words);
+        let says = covered.as_ref().map(|words| words.contains(word));
+        self.forms.borrow_mut().insert(form.to_string(), covered);
+        says
     }
 }
 
@@ -550,7 +570,10 @@ impl Lexicon for StoreLexicon<'_> {
     fn is_inflection_of(&self, a: &str, b: &str) -> bool {
         self.table_says(b, a)
             .or_else(|| self.table_says(a, b))
-            .unwrap_or_else(|| self.language.is_inflection_of(a, b))
+            .unwrap_or_else(|| {
+                let (a, b) = (self.comparable(a), self.comparable(b));
+                self.language.are_inflections(&a, &b)
+            })
     }
     fn is_stopword(&self, w: &str) -> bool {
         self.language.is_stopword(w)

@@ -134,14 +134,6 @@ impl TypedCards {
             .par_iter()
             .map(|b| b.all(&own, m, &vec![0f32; b.padded_len()]))
             .collect();
-        let mut cosines = vec![0f32; m * n];
-        for r in 0..m {
-            let mut at = r * n;
-            for (b, part) in self.parts.iter().zip(&by_part) {
-                cosines[at..at + b.n].copy_from_slice(&part[r * b.n..(r + 1) * b.n]);
-                at += b.n;
-            }
-        }
         let mut out = Vec::with_capacity(ids.len());
         for (r, &(id, count)) in ids.iter().enumerate() {
             let Some(c) = store
@@ -151,7 +143,10 @@ impl TypedCards {
                 out.push(None);
                 continue;
             };
-            let mut cos = cosines[r * n..(r + 1) * n].to_vec();
+            let mut cos = Vec::with_capacity(n);
+            for (b, part) in self.parts.iter().zip(&by_part) {
+                cos.extend_from_slice(&part[r * b.n..(r + 1) * b.n]);
+            }
             if let Some(x) = cos.get_mut(id) {
                 *x = 1.0;
             }

@@ -78,17 +78,15 @@ pub fn card_row(
     let factor = mix.card_factor(count);
     let others = cosines.len().saturating_sub(company.meetings.len());
     let rest = company.rest_logged(others, factor);
-    let mut logged = vec![rest; cosines.len()];
+    // Every clue word as one the word meets only in the rest, then the kept meetings over them
+    // (no row of logged meetings to build first: a board computes 25 rows).
+    let score = |c: f32, logged: f32| scale.z(mix.mix_logged(0.0, c, logged));
+    let mut row: Vec<f32> = cosines.iter().map(|&c| score(c, rest)).collect();
     for &(j, n) in &company.meetings {
-        if let Some(x) = logged.get_mut(j as usize) {
-            *x = log_meetings(n, factor);
+        if let (Some(x), Some(&c)) = (row.get_mut(j as usize), cosines.get(j as usize)) {
+            *x = score(c, log_meetings(n, factor));
         }
     }
-    let mut row: Vec<f32> = cosines
-        .iter()
-        .zip(&logged)
-        .map(|(&c, &l)| scale.z(mix.mix_logged(0.0, c, l)))
-        .collect();
     if definition_weight > 0.0 {
         for &(j, share) in &company.definition {
             if let Some(x) = row.get_mut(j as usize)

@@ -10,8 +10,16 @@
 pub const W: usize = 16;
 
 /// Rows multiplied side by side: `R` independent chains of additions per block keep the
-/// vector units busy (one chain waits on each addition's latency).
-const R: usize = 4;
+/// vector units busy (one chain waits on each addition's latency). Four, or five when that
+/// pads fewer rows: a board's 25 words are five groups of five, not seven of four with three
+/// rows of zeros (a tenth of the product). Every sum is the same either way.
+fn rows_side_by_side(m: usize) -> usize {
+    if m.div_ceil(5) * 5 < m.div_ceil(4) * 4 {
+        5
+    } else {
+        4
+    }
+}
 
 /// Runs `$f(args…)` compiled for the widest vectors the processor has.
 macro_rules! widest {
@@ -78,8 +86,13 @@ impl Blocked {
     /// `start[j] + q·v_j` for each of the `m` rows `q` of `c` and each vector `v_j`, handed to
     /// `sink` a block at a time; `start` as [`Blocked::padded`] gives it.
     pub fn product(&self, c: &[f32], m: usize, start: &[f32], sink: &mut dyn Sink) {
-        widest!([] blocks(self, c, m, start, sink) -> ();
-            b: &Blocked, c: &[f32], m: usize, start: &[f32], sink: &mut dyn Sink)
+        if rows_side_by_side(m) == 5 {
+            widest!([<const R: usize>] blocks(self, c, m, start, sink, [(); 5]) -> ();
+                b: &Blocked, c: &[f32], m: usize, start: &[f32], sink: &mut dyn Sink, r: [(); R])
+        } else {
+            widest!([<const R: usize>] blocks(self, c, m, start, sink, [(); 4]) -> ();
+                b: &Blocked, c: &[f32], m: usize, start: &[f32], sink: &mut dyn Sink, r: [(); R])
+        }
     }
 
     /// [`Blocked::product`] kept whole: `m × n`, row-major.
@@ -197,7 +210,14 @@ impl Head {
 }
 
 #[inline(always)]
-fn blocks(b: &Blocked, c: &[f32], m: usize, start: &[f32], sink: &mut dyn Sink) {
+fn blocks<const R: usize>(
+    b: &Blocked,
+    c: &[f32],
+    m: usize,
+    start: &[f32],
+    sink: &mut dyn Sink,
+    _rows: [(); R],
+) {
     let d = b.d;
     if d == 0 {
         return;
@@ -274,27 +294,31 @@ fn distances_in(c: &[f32], b: &Blocked) -> Vec<f32> {
 mod tests {
     use super::*;
 
-    /// 37 vectors of 5 (three blocks, the last padded) against 6 rows (two groups, the last
-    /// padded): every sum as a plain loop computes it, in the same order.
+    /// 37 vectors of 5 (three blocks, the last padded) against 1 to 26 rows (in groups of four
+    /// or five, the last padded or not: 6 rows are two groups of four, 25 five of five): every
+    /// sum as a plain loop computes it, in the same order.
     #[test]
     fn products_equal_the_plain_sums() {
-        let (n, d, m) = (37, 5, 6);
-        let v: Vec<f32> = (0..n * d)
-            .map(|i| ((i * 7 % 13) as f32 - 6.0) / 3.0)
-            .collect();
-        let c: Vec<f32> = (0..m * d)
-            .map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0)
-            .collect();
-        let start: Vec<f32> = (0..n).map(|j| j as f32 / 10.0).collect();
-        let b = Blocked::from_rows(&v, d);
-        let y = b.all(&c, m, &b.padded(&start, 0.0));
-        for r in 0..m {
-            for j in 0..n {
-                let mut s = start[j];
-                for i in 0..d {
-                    s += c[r * d + i] * v[j * d + i];
+        let (n, d) = (37, 5);
+        assert_eq!((rows_side_by_side(6), rows_side_by_side(25)), (4, 5));
+        for m in 1..=26 {
+            let v: Vec<f32> = (0..n * d)
+                .map(|i| ((i * 7 % 13) as f32 - 6.0) / 3.0)
+                .collect();
+            let c: Vec<f32> = (0..m * d)
+                .map(|i| ((i * 5 % 11) as f32 - 5.0) / 4.0)
+                .collect();
+            let start: Vec<f32> = (0..n).map(|j| j as f32 / 10.0).collect();
+            let b = Blocked::from_rows(&v, d);
+            let y = b.all(&c, m, &b.padded(&start, 0.0));
+            for r in 0..m {
+                for j in 0..n {
+                    let mut s = start[j];
+                    for i in 0..d {
+                        s += c[r * d + i] * v[j * d + i];
+                    }
+                    assert_eq!(y[r * n + j], s, "{m} rows: row {r}, vector {j}");
                 }
-                assert_eq!(y[r * n + j], s, "row {r}, vector {j}");
             }
         }
     }

@@ -444,28 +444,40 @@ impl Inflector {
     /// common stem (`organ`/`organization`, `universe`/`university`) are not inflections.
     /// Multi-word inputs must share all but their last word.
     pub fn is_inflection_of(&self, a: &str, b: &str) -> bool {
-        let a = normalize(a);
-        let b = normalize(b);
-        if a == b {
-            return !a.is_empty();
+        self.are_inflections(&Inflectable::new(a), &Inflectable::new(b))
+    }
+
+    /// [`Inflector::is_inflection_of`] of two words read once ([`Inflectable`]): what each
+    /// needs of the tables is worked out on first use and kept for its next comparison.
+    pub fn are_inflections(&self, a: &Inflectable, b: &Inflectable) -> bool {
+        if a.word == b.word {
+            return !a.word.is_empty();
         }
-        let (pa, la) = split_last(&a);
-        let (pb, lb) = split_last(&b);
+        let (pa, la) = split_last(&a.word);
+        let (pb, lb) = split_last(&b.word);
         if pa != pb || la.is_empty() || lb.is_empty() {
             return false;
         }
-        let lemmas_a = self.lemmas(la);
-        let lemmas_b = self.lemmas(lb);
+        let lemmas_a = a.lemmas.get_or_init(|| self.lemmas(la));
+        let lemmas_b = b.lemmas.get_or_init(|| self.lemmas(lb));
         if lemmas_a.iter().any(|l| lemmas_b.contains(l)) {
             return true;
         }
-        if self.forms(la).iter().any(|f| f == lb) || self.forms(lb).iter().any(|f| f == la) {
+        let has_form = |w: &Inflectable, last: &str, form: &str| {
+            w.forms
+                .get_or_init(|| self.forms(last))
+                .iter()
+                .any(|f| f == form)
+        };
+        if has_form(a, la, lb) || has_form(b, lb, la) {
             return true;
         }
-        if self.knows(la) && self.knows(lb) {
+        let knows = |w: &Inflectable, last: &str| *w.knows.get_or_init(|| self.knows(last));
+        if knows(a, la) && knows(b, lb) {
             return false;
         }
-        self.stem(la) == self.stem(lb)
+        let stem = |w: &Inflectable, last: &str| w.stem.get_or_init(|| self.stem(last)).clone();
+        stem(a, la) == stem(b, lb)
     }
 
     /// Whether `word`, tagged `upos`, may be an inflection of `lemma` as that part of speech:
@@ -594,6 +606,33 @@ fn with_prefix(prefix: &str, words: Vec<String>) -> Vec<String> {
 }
 
 /// Splits "ice cream" into ("ice", "cream"); a single word has an empty prefix.
+/// One word as [`Inflector::are_inflections`] compares it: normalised once, its lemmas, forms,
+/// whether WordNet knows it and its stem each worked out when a comparison first needs them,
+/// then kept. A board's legality compares every clue it checks with every card form (25 cards,
+/// 2 comparisons each), and words no table covers (a typed card) were read anew each time.
+#[derive(Debug, Default)]
+pub struct Inflectable {
+    word: String,
+    lemmas: std::cell::OnceCell<Vec<String>>,
+    forms: std::cell::OnceCell<Vec<String>>,
+    knows: std::cell::OnceCell<bool>,
+    stem: std::cell::OnceCell<String>,
+}
+
+impl Inflectable {
+    pub fn new(word: &str) -> Inflectable {
+        Inflectable {
+            word: normalize(word),
+            ..Inflectable::default()
+        }
+    }
+
+    /// The word as compared: lower-case, single spaces.
+    pub fn word(&self) -> &str {
+        &self.word
+    }
+}
+
 fn split_last(s: &str) -> (&str, &str) {
     match s.rsplit_once(' ') {
         Some((p, l)) => (p, l),

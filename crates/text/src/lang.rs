@@ -210,10 +210,28 @@ impl Language {
     /// or the same Snowball stem (`bank`/`bänke`/`banken`); multi-word inputs must share all
     /// but their last word.
     pub fn is_inflection_of(self, a: &str, b: &str) -> bool {
+        self.are_inflections(&self.comparable(a), &self.comparable(b))
+    }
+
+    /// `word` read once for [`Language::are_inflections`], to compare it with many.
+    pub fn comparable(self, word: &str) -> Comparable {
         if self.is_english() {
-            return crate::Inflector::shared().is_inflection_of(a, b);
+            Comparable::English(crate::Inflectable::new(word))
+        } else {
+            Comparable::Stemmed(word.trim().to_lowercase(), std::cell::OnceCell::new())
         }
-        let (a, b) = (a.trim().to_lowercase(), b.trim().to_lowercase());
+    }
+
+    /// [`Language::is_inflection_of`] of two words read once ([`Language::comparable`]).
+    pub fn are_inflections(self, a: &Comparable, b: &Comparable) -> bool {
+        let (a, sa, b, sb) = match (a, b) {
+            (Comparable::English(a), Comparable::English(b)) => {
+                return crate::Inflector::shared().are_inflections(a, b);
+            }
+            (Comparable::Stemmed(a, sa), Comparable::Stemmed(b, sb)) => (a, sa, b, sb),
+            // Read for two languages: compared as the rule of this one reads them.
+            _ => return self.is_inflection_of(a.word(), b.word()),
+        };
         if a == b {
             return !a.is_empty();
         }
@@ -221,8 +239,10 @@ impl Language {
             Some((p, l)) => (p.to_string(), l.to_string()),
             None => (String::new(), s.to_string()),
         };
-        let ((pa, la), (pb, lb)) = (split(&a), split(&b));
-        pa == pb && !la.is_empty() && self.stem(&la) == self.stem(&lb)
+        let ((pa, la), (pb, lb)) = (split(a), split(b));
+        pa == pb
+            && !la.is_empty()
+            && sa.get_or_init(|| self.stem(&la)) == sb.get_or_init(|| self.stem(&lb))
     }
 
     /// Whether `word` may be said as a clue in a language other than English: one lower-case
@@ -233,9 +253,82 @@ impl Language {
     }
 }
 
+/// A word read once by [`Language::comparable`] for the inflection rule of its language.
+#[derive(Debug)]
+pub enum Comparable {
+    English(crate::Inflectable),
+    /// The word trimmed and lower-cased, and its last word's stem once asked for.
+    Stemmed(String, std::cell::OnceCell<String>),
+}
+
+impl Comparable {
+    fn word(&self) -> &str {
+        match self {
+            Comparable::English(w) => w.word(),
+            Comparable::Stemmed(w, _) => w,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A word read once and compared with many answers as a word read anew for each pair, in
+    /// any order of comparison (what a word's first comparison works out is kept for its
+    /// next), in English and in a stemmed language.
+    #[test]
+    fn words_read_once_compare_as_words_read_anew() {
+        for (code, words, yes, no) in [
+            (
+                "en",
+                &[
+                    "strike",
+                    "struck",
+                    "strikes",
+                    "mice",
+                    "mouse",
+                    "organ",
+                    "organization",
+                    "pokemon",
+                    "pokemons",
+                    "ice cream",
+                    "ice creams",
+                    "universe",
+                    "university",
+                    "ran",
+                    "run",
+                    "apple",
+                    "apples",
+                    "new york",
+                ][..],
+                ("mice", "mouse"),
+                ("organ", "organization"),
+            ),
+            (
+                "de",
+                &[
+                    "bank", "bänke", "banken", "haus", "häuser", "hausen", "apfel", "äpfel",
+                ][..],
+                ("bänke", "bank"),
+                ("haus", "apfel"),
+            ),
+        ] {
+            let lang = Language::from_code(code).unwrap();
+            assert!(lang.is_inflection_of(yes.0, yes.1), "{code}: {yes:?}");
+            assert!(!lang.is_inflection_of(no.0, no.1), "{code}: {no:?}");
+            let read: Vec<Comparable> = words.iter().map(|w| lang.comparable(w)).collect();
+            for (i, a) in words.iter().enumerate().rev() {
+                for (j, b) in words.iter().enumerate() {
+                    assert_eq!(
+                        lang.are_inflections(&read[i], &read[j]),
+                        lang.is_inflection_of(a, b),
+                        "{code}: {a} / {b}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn wiki_names_give_their_language() {
