@@ -87,13 +87,15 @@ fn a_duet_board_is_answered_from_stored_rows() {
     );
 }
 
-/// Frequent clue words with no stored row, from the database: what a person might type.
+/// Common English nouns outside the lists, from the database: what a person might type. The
+/// clue words with no stored row (the lists' words all have one) whose usual sense in WordNet
+/// is a noun, and not a name (a plural or a verb form has no senses of its own).
 fn typed_words(n: usize) -> Vec<String> {
     let c = open(db());
     let mut st = c
         .prepare(
             "SELECT word FROM clue_words WHERE word NOT IN (SELECT term FROM relatedness_vectors)
-             ORDER BY count DESC LIMIT 400",
+             ORDER BY count DESC",
         )
         .unwrap();
     let words: Vec<String> = st
@@ -101,16 +103,33 @@ fn typed_words(n: usize) -> Vec<String> {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert!(words.len() >= n, "{} clue words with no row", words.len());
-    // Every 7th of the 400 most frequent: not hand-picked, spread over the frequencies.
-    words.into_iter().step_by(7).take(n).collect()
+    let wordnet = wordnet::Lexicon::embedded();
+    let nouns: Vec<String> = words
+        .into_iter()
+        .filter(|w| {
+            wordnet.senses(w).first().is_some_and(|s| {
+                let synset = &wordnet.synsets[s.synset as usize];
+                synset.pos == 'n' && !synset.instance
+            })
+        })
+        .take(400)
+        .collect();
+    assert!(
+        nouns.len() >= 4 * n,
+        "{} common nouns with no row",
+        nouns.len()
+    );
+    // Spread evenly over the 400 most frequent: not hand-picked.
+    let step = nouns.len() / n;
+    nouns.into_iter().step_by(step).take(n).collect()
 }
 
 #[test]
 fn words_no_list_names_are_cards_and_targets() {
     let typed = typed_words(25);
     let t: Vec<&str> = typed.iter().map(String::as_str).collect();
-    // A whole board of them: no warning, and the clue's targets are typed words.
+    // A whole board of 25 common nouns outside the lists: no warning, and the clue's targets
+    // are typed words.
     let v = suggest_json(&t[..9], &t[9..17], t[24]);
     assert!(warnings(&v).is_empty(), "typed words warned: {v}");
     assert!(v["clue"].is_string(), "a typed board got no clue: {v}");
