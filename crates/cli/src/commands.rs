@@ -50,8 +50,9 @@ pub struct IngestArgs {
     /// sending a new token every time would otherwise be followed forever).
     #[arg(long, default_value_t = wiki::limits::MAX_CONTINUATIONS)]
     api_max_continue: usize,
-    /// API: most response bytes read over the `continue` rounds of one query before the fetch
-    /// fails (each response and the rounds capped, a server could still pile up gigabytes).
+    /// API: most response bytes read over the `continue` rounds of one query, and most bytes
+    /// its pages hold in memory, before the fetch fails (each response and the rounds capped,
+    /// a server could still pile up gigabytes).
     #[arg(long, default_value_t = wiki::limits::MAX_QUERY_BYTES)]
     api_max_query_bytes: u64,
     /// Also write the links as rows of table `links` (src, dst page ids), for tools that read
@@ -61,6 +62,10 @@ pub struct IngestArgs {
     /// The database to write; replaced only if the ingest succeeds.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
+    /// Replace --db even when it is not a clue-db database (another program's SQLite file, any
+    /// other file); without it such a file is refused, so that a mistyped path loses nothing.
+    #[arg(long)]
+    overwrite: bool,
 }
 
 #[derive(Args)]
@@ -111,6 +116,10 @@ pub struct PipelineArgs {
     /// written only with this flag); the graph is dropped when `pipeline all` finishes otherwise.
     #[arg(long)]
     keep_links: bool,
+    /// With --corpus: replace --db even when it is not a clue-db database (another program's
+    /// SQLite file, any other file); without it such a file is refused.
+    #[arg(long)]
+    overwrite: bool,
     /// relatedness: content words on each side of a word that count as meeting it.
     #[arg(long, default_value_t = pipeline::RelateParams::default().window)]
     window: usize,
@@ -237,6 +246,8 @@ pub fn ingest(a: IngestArgs) -> Result<()> {
     };
     let build = if a.resume && a.db.exists() {
         Build::update(&a.db)?
+    } else if a.overwrite {
+        Build::create_over_anything(&a.db)?
     } else {
         Build::create(&a.db)?
     };
@@ -493,7 +504,11 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             }
             crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
             let language = build_language(a.lang.as_deref(), &wikis)?;
-            let build = Build::create(&a.db)?;
+            let build = if a.overwrite {
+                Build::create_over_anything(&a.db)?
+            } else {
+                Build::create(&a.db)?
+            };
             build.set_keep_links(a.keep_links);
             pipeline::set_language(&build, language)?;
             eprintln!("language: {}", language.code());

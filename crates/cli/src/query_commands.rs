@@ -491,12 +491,19 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
     let mut warnings = unknown_words(&terms, &known_words(&store)?, "it has no evidence");
     warnings.extend(query::store_knowledge::clue_warning(&store, &clue)?);
-    warn(&warnings);
     // Per term: the seed-003 evidence (`scores`), the relatedness and where the two meet.
     let found = query::store_knowledge::explain(&store, &clue, &terms)?;
     // The set network's view (`--strategy setnet`): the terms as the subset, their distances
-    // to the clue in its space. Absent when the database has no trained network.
-    let setnet = query::store_knowledge::setnet_explain(&store, &clue, &terms)?;
+    // to the clue in its space. Absent when the database has no trained network; a network
+    // it cannot use is a warning saying why.
+    let setnet = match query::store_knowledge::setnet_explain_or_why(&store, &clue, &terms)? {
+        Ok(x) => x,
+        Err(why) => {
+            warnings.push(format!("the set network is not shown: {why}"));
+            None
+        }
+    };
+    warn(&warnings);
     if a.json {
         writeln!(
             out,
@@ -915,7 +922,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     )?;
     writeln!(
         out,
-        "{:<12} {:<24} {:>8} {:>9} {:>10} {:>10} {:>10} {:>9}",
+        "{:<12} {:<24} {:>8} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9}",
         "strategy",
         "guesser",
         "win rate",
@@ -923,12 +930,13 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         "turns/win",
         "mean turns",
         "mean clue",
-        "net/clue"
+        "net/clue",
+        "fallback"
     )?;
-    for r in reports {
+    for r in &reports {
         writeln!(
             out,
-            "{:<12} {:<24} {:>8.3} {:>9.3} {:>10.2} {:>10.2} {:>10.2} {:>9.3}",
+            "{:<12} {:<24} {:>8.3} {:>9.3} {:>10.2} {:>10.2} {:>10.2} {:>9.3} {:>9.3}",
             r.strategy,
             r.guesser,
             r.win_rate,
@@ -936,7 +944,15 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             r.turns_per_win,
             r.mean_turns,
             r.mean_clue_number,
-            r.net_per_clue
+            r.net_per_clue,
+            r.fallback_share()
+        )?;
+    }
+    if reports.iter().any(|r| r.fallbacks > 0) {
+        writeln!(
+            out,
+            "fallback: the share of clues given by the relatedness strategy's fallback when the \
+             strategy had none (counted in its row)"
         )?;
     }
     Ok(())

@@ -247,6 +247,124 @@ fn a_symlink_as_db_builds_its_target() {
     assert!(common::tmp_leftovers(dir.path()).is_empty());
 }
 
+/// Issue 46: `ingest --db notes.sqlite` replaced another program's SQLite database without a
+/// word. A build refuses to replace a file that is not a clue-db database (SQLite or not),
+/// naming it, before anything is written, unless `--overwrite` says so; a new path, an empty
+/// file and a clue-db database are replaced as before.
+#[test]
+fn a_file_that_is_not_a_clue_db_database_is_replaced_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = dir.path().join("notes.sqlite");
+    let c = rusqlite::Connection::open(&foreign).unwrap();
+    c.execute_batch("CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('keep me');")
+        .unwrap();
+    drop(c);
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "my notes\n").unwrap();
+    let sample = enwiki_sample();
+    for (db, what) in [(&foreign, "not a clue-db database"), (&text, "not SQLite")] {
+        let before = std::fs::read(db).unwrap();
+        for args in [
+            vec!["ingest", "--format", "xml", utf8(&sample), "--db", utf8(db)],
+            vec![
+                "pipeline",
+                "ingest",
+                "--corpus",
+                "enwiki-sample",
+                "--db",
+                utf8(db),
+            ],
+        ] {
+            let run = clue_db(&args).failed();
+            assert!(run.stderr.contains(utf8(db)), "{}", run.stderr);
+            assert!(run.stderr.contains(what), "{}", run.stderr);
+            assert!(run.stderr.contains("--overwrite"), "{}", run.stderr);
+            assert_eq!(std::fs::read(db).unwrap(), before, "{args:?}");
+        }
+        assert!(common::tmp_leftovers(dir.path()).is_empty());
+    }
+    clue_db([
+        "ingest",
+        "--format",
+        "xml",
+        utf8(&sample),
+        "--db",
+        utf8(&foreign),
+        "--overwrite",
+    ])
+    .ok();
+    assert!(meta(&open(&foreign), "schema_version").is_some());
+    // A clue-db database and an empty file are replaced without asking.
+    clue_db([
+        "ingest",
+        "--format",
+        "xml",
+        utf8(&sample),
+        "--db",
+        utf8(&foreign),
+    ])
+    .ok();
+    let empty = dir.path().join("empty.sqlite");
+    std::fs::write(&empty, "").unwrap();
+    clue_db([
+        "ingest",
+        "--format",
+        "xml",
+        utf8(&sample),
+        "--db",
+        utf8(&empty),
+    ])
+    .ok();
+}
+
+/// Issue 46: a database someone switched to WAL (`journal_mode=wal`), in a read-only folder or
+/// on a read-only mount, was "not a clue-db database": SQLite cannot open it read-only there
+/// (it must create or write its `-shm` beside it). The message says so, with what to do. (The
+/// folder is read-only for the child: run as root, the test runs it as `nobody`, whom the
+/// folder's mode binds.)
+#[test]
+fn a_wal_database_in_a_read_only_folder_is_named_as_such() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let db = small_db(&ro);
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let mode: String = c
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    drop(c);
+    // Then a -wal without its -shm (copied without it), and the file alone.
+    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m));
+    for wal in [true, false] {
+        if wal {
+            std::fs::write(ro.join("X.sqlite-wal"), b"").unwrap();
+        } else {
+            std::fs::remove_file(ro.join("X.sqlite-wal")).unwrap();
+        }
+        mode(dir.path(), 0o755).unwrap();
+        mode(&ro, 0o555).unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_clue-db"));
+        cmd.args(["info", "--db", utf8(&db)])
+            .current_dir(common::repo_root());
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            cmd.uid(65534).gid(65534);
+        }
+        let out = cmd.output().unwrap();
+        mode(&ro, 0o755).unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("a WAL database"), "{stderr}");
+        assert!(stderr.contains("read-only"), "{stderr}");
+        assert!(stderr.contains("journal_mode=DELETE"), "{stderr}");
+        assert!(!stderr.contains("not a clue-db database"), "{stderr}");
+        assert!(stderr.contains(utf8(&db)), "{stderr}");
+    }
+}
+
 /// Runs `clue-db ingest --format FORMAT PATH --db DB` and expects it to fail, leaving `db`
 /// byte for byte as it was; returns its stderr.
 fn refused(format: &str, path: &Path, db: &Path) -> String {
@@ -666,10 +784,12 @@ fn an_endless_terms_file_is_refused_at_its_cap() {
 /// an old one (which stays as it was), and no temporary file is left.
 #[test]
 fn api_rounds_of_one_query_stop_at_the_byte_cap() {
+    // Each link carries a field that is read and not kept: what the rounds hold stays under
+    // the cap on what they hold, and the cap on what they read is the one reached.
     let server = fakewiki::serve(move |req| {
         let round = req.params.get("plcontinue").cloned().unwrap_or_default();
         let links: Vec<_> = (0..4000)
-            .map(|j| serde_json::json!({"ns": 0, "title": format!("Link {round} {j} {}", "x".repeat(40))}))
+            .map(|j| serde_json::json!({"ns": 0, "title": format!("Link {j}"), "x": format!("{round} {}", "x".repeat(40))}))
             .collect();
         fakewiki::ok(serde_json::json!({
             "continue": {"plcontinue": format!("{round}x"), "continue": "||"},
@@ -714,6 +834,78 @@ fn api_rounds_of_one_query_stop_at_the_byte_cap() {
     assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
     assert!(common::tmp_leftovers(dir.path()).is_empty());
     assert_eq!(server.count(), 8, "four rounds of each fetch");
+}
+
+/// Peak resident memory of `child` once it exits, in bytes (`wait4`: this child's alone, not
+/// the largest of every child of the test process), and its exit status.
+fn wait_peak_rss(child: &mut Child) -> (u64, i32) {
+    let mut status = 0;
+    // SAFETY: wait4 only writes the two values it is given.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        assert_eq!(
+            libc::wait4(child.id() as i32, &mut status, 0, &mut u),
+            child.id() as i32
+        );
+        u
+    };
+    (usage.ru_maxrss as u64 * 1024, status)
+}
+
+/// Issue 46, item 8: a server answering every `continue` round with a response of empty
+/// links (`links: [{},{},…]`) under the caps on a response and on a query's rounds made
+/// `ingest --format api` hold 11 times the query's cap: each 3-byte `{}` became a 40-byte
+/// record while parsing and a 24-byte `String` kept (2.86 GB under the default 256 MiB;
+/// here, 16 MiB, 168 MB). A link without a title is no link, and what a query's pages hold is
+/// counted against the cap too: the ingest stays within a few times the cap, and fails naming
+/// it.
+#[test]
+fn api_ingest_holds_no_more_than_its_cap_of_links_without_titles() {
+    let links = vec!["{}"; 700_000].join(",");
+    let server = fakewiki::serve(move |req| {
+        let round = req.params.get("plcontinue").cloned().unwrap_or_default();
+        fakewiki::Action::Reply {
+            status: 200,
+            headers: vec![],
+            body: format!(
+                r#"{{"continue":{{"plcontinue":"{round}x","continue":"||"}},"query":{{"pages":[{{"pageid":1,"ns":0,"title":"Pie","links":[{links}]}}]}}}}"#
+            ),
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("api.sqlite");
+    let mut child = spawn(
+        &[
+            "ingest",
+            "--format",
+            "api",
+            server.base.as_str(),
+            "--page-ids",
+            "1",
+            "--concurrency",
+            "1",
+            "--api-max-query-bytes",
+            "16777216",
+            "--api-backoff-ms",
+            "1",
+            "--db",
+            utf8(&db),
+        ],
+        &[],
+    );
+    let (peak, status) = wait_peak_rss(&mut child);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 1,
+        "{status}: {stderr}"
+    );
+    assert!(
+        stderr.contains("more than 16 MiB over the `continue` rounds of one query"),
+        "{stderr}"
+    );
+    assert!(server.count() >= 8, "{} rounds", server.count());
+    assert!(peak < 64 << 20, "peak RSS {} MB", peak >> 20);
 }
 
 /// A relatedness parameter that would build no measure (`--alpha nan`, `--dims 0`) is refused

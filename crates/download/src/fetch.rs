@@ -35,6 +35,10 @@ pub struct Options {
     pub user_agent: String,
     /// Failures in a row (without progress) before giving up on a URL.
     pub max_attempts: u32,
+    /// Refused connections in a row before giving up, within `max_attempts`: nothing listens
+    /// at the mirror's address (a closed port, a mistyped `--mirror`), which minutes of waits
+    /// will not change; one more attempt lets a mirror that is restarting answer.
+    pub max_refused: u32,
     /// Wait after the first failure; doubled after each further one, up to `max_backoff`.
     pub backoff: Duration,
     /// Cap on the exponential backoff.
@@ -83,6 +87,7 @@ impl Default for Options {
         Options {
             user_agent: DEFAULT_USER_AGENT.to_string(),
             max_attempts: 8,
+            max_refused: 2,
             backoff: Duration::from_secs(2),
             max_backoff: Duration::from_secs(120),
             retry_after_unit: Duration::from_secs(1),
@@ -105,6 +110,8 @@ pub(crate) enum Failure {
         retry_after: Option<u64>,
         progressed: bool,
     },
+    /// The connection was refused: nothing listens at the address.
+    Refused(String),
     Fatal(Error),
 }
 
@@ -188,10 +195,25 @@ impl Http {
         mut attempt: impl FnMut() -> std::result::Result<T, Failure>,
     ) -> Result<T> {
         let mut failures = 0u32;
+        let mut refused = 0u32;
         loop {
             let (message, retry_after) = match attempt() {
                 Ok(v) => return Ok(v),
                 Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Refused(message)) => {
+                    refused += 1;
+                    if refused >= self.options.max_refused {
+                        return Err(Error::GaveUp {
+                            url: url.to_string(),
+                            attempts: failures + 1,
+                            message: format!(
+                                "{message}: connection refused, nothing listens there; is \
+                                 --mirror right, and the mirror up?"
+                            ),
+                        });
+                    }
+                    (message, None)
+                }
                 Err(Failure::Retry {
                     message,
                     retry_after,
@@ -200,6 +222,7 @@ impl Http {
                     if progressed {
                         failures = 0;
                     }
+                    refused = 0;
                     (message, retry_after)
                 }
             };
@@ -249,6 +272,8 @@ impl Http {
                     url: url.to_string(),
                     message: describe(&e),
                 })
+            } else if is_refused(&e) {
+                Failure::Refused(describe(&e))
             } else {
                 retry(describe(&e))
             }
@@ -694,6 +719,20 @@ fn parse_content_range(v: &str) -> Option<(u64, Option<u64>)> {
 }
 
 /// An error with its causes (reqwest's own message is often just "error sending request").
+/// Whether a connection was refused (somewhere in the error's causes).
+fn is_refused(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::ConnectionRefused)
+        {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
 fn describe(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut source = e.source();

@@ -471,6 +471,32 @@ fn a_server_failing_every_time_is_given_up_after_the_attempts() {
     assert_eq!(waits, [Duration::from_millis(1), Duration::from_millis(2)]);
 }
 
+/// Issue 46: `make pipeline` on a bare clone with the mirror's port closed took 4 min 6 s to
+/// fail, the refused connection retried 8 times with waits doubling to 2 min. A refused
+/// connection is tried once more (a mirror restarting), then given up, saying what it means;
+/// other failures keep their attempts.
+#[test]
+fn a_refused_connection_is_given_up_after_one_more_attempt() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let req = Request {
+        wiki: WIKI.to_string(),
+        date: done(),
+        dir: dir.path().to_path_buf(),
+        mirror: format!("http://127.0.0.1:{port}"),
+    };
+    let err = download::download(&req, &options(), &log).unwrap_err();
+    assert!(matches!(err, Error::GaveUp { attempts: 2, .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("connection refused"), "{message}");
+    assert!(message.contains("--mirror"), "{message}");
+    assert_eq!(log.retries.borrow().len(), 1, "one retry");
+}
+
 #[test]
 fn a_rerun_trusts_verified_files_without_a_get() {
     let server = DumpSite::new(WIKI).serve();

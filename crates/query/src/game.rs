@@ -169,6 +169,10 @@ pub struct GameRecord {
     pub clues: usize,
     /// Sum of the numbers of the clues given.
     pub clue_numbers: usize,
+    /// Clues given by the strategy's fallback, when it had none of its own (counted in
+    /// `clues` too).
+    #[serde(default)]
+    pub fallbacks: usize,
     /// Red cards revealed by red's guesses.
     pub correct: usize,
     /// Other cards revealed by red's guesses (blue, bystander, assassin).
@@ -228,6 +232,7 @@ pub fn play_observed(
         assassin: false,
         clues: 0,
         clue_numbers: 0,
+        fallbacks: 0,
         correct: 0,
         incorrect: 0,
     };
@@ -245,7 +250,11 @@ pub fn play_observed(
         let mut ranked = ranked.into_iter();
         let clue = match ranked.next() {
             Some(c) => Some(c),
-            None => strategy.fallback(k, &req, &legality)?,
+            None => {
+                let c = strategy.fallback(k, &req, &legality)?;
+                record.fallbacks += c.is_some() as usize;
+                c
+            }
         };
         let others: Vec<Suggestion> = ranked.collect();
         let mut turn = Turn {
@@ -331,6 +340,21 @@ pub struct StrategyReport {
     pub clues: usize,
     pub correct: usize,
     pub incorrect: usize,
+    /// Of `clues`, those the strategy's fallback gave when it had none: a strategy that
+    /// answers nothing (a damaged network) must not pass the fallback's play off as its own.
+    #[serde(default)]
+    pub fallbacks: usize,
+}
+
+impl StrategyReport {
+    /// The share of the clues given by the fallback (0 when no clue was given).
+    pub fn fallback_share(&self) -> f64 {
+        if self.clues == 0 {
+            0.0
+        } else {
+            self.fallbacks as f64 / self.clues as f64
+        }
+    }
 }
 
 /// The seed of game `i` of an evaluation seeded `seed`: every strategy plays the same boards.
@@ -570,6 +594,7 @@ fn eval_one(
         *totals.entry("turns").or_default() += g.turns.len();
         *totals.entry("clues").or_default() += g.clues;
         *totals.entry("numbers").or_default() += g.clue_numbers;
+        *totals.entry("fallbacks").or_default() += g.fallbacks;
         *totals.entry("correct").or_default() += g.correct;
         *totals.entry("incorrect").or_default() += g.incorrect;
     }
@@ -588,6 +613,7 @@ fn eval_one(
         clues: t("clues"),
         correct: t("correct"),
         incorrect: t("incorrect"),
+        fallbacks: t("fallbacks"),
     })
 }
 

@@ -230,6 +230,14 @@ pub fn suggest(
     let m = &net.model;
     let c = m.clue_vectors(&team_vecs, &enemy, assassin);
     let losses = m.board_losses(&c, &team_vecs, &enemy, &civilian, assassin);
+    // A network whose output is no number would answer no clue, and games would play the
+    // fallback's clues under its name.
+    if !m.all_measurable(&c) || !losses.iter().all(|(_, l)| l.is_finite()) {
+        bail!(
+            "table {TABLE}: the network's output on this board is not a finite number (weights \
+             too large for a trained network); run `clue-db pipeline setnet`"
+        );
+    }
     // The best subsets of each size by the network's own loss on this board.
     let mut by_size: Vec<Vec<(f32, u32, usize)>> = vec![Vec::new(); team.len() + 1];
     for (i, &(mask, l)) in losses.iter().enumerate() {

@@ -462,11 +462,24 @@ pub fn setnet_explain(
     clue: &str,
     terms: &[String],
 ) -> Result<Option<crate::setnet::Explained>> {
-    let Ok(net) = Knowledge::setnet(store) else {
-        return Ok(None);
+    Ok(setnet_explain_or_why(store, clue, terms)?.unwrap_or(None))
+}
+
+/// [`setnet_explain`], or why the network cannot be shown when the database has a
+/// `setnet_weights` table it cannot use (empty, damaged, trained on another relatedness): a
+/// database built before the set network has no table, and nothing to say.
+pub fn setnet_explain_or_why(
+    store: &Store,
+    clue: &str,
+    terms: &[String],
+) -> Result<std::result::Result<Option<crate::setnet::Explained>, String>> {
+    let net = match Knowledge::setnet(store) {
+        Ok(net) => net,
+        Err(_) if store.setnet_weights()?.is_none() => return Ok(Ok(None)),
+        Err(e) => return Ok(Err(format!("{e:#}"))),
     };
     let id = Knowledge::clue_words(store)?.id(clue);
-    Ok(crate::setnet::explain(&net, id, terms))
+    Ok(Ok(crate::setnet::explain(&net, id, terms)))
 }
 
 /// The warning `explain` gives for a clue that is no clue word of the database, if it is not.

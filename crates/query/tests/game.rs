@@ -404,3 +404,55 @@ fn eval_compares_strategies_on_the_same_boards() {
     let json = serde_json::to_value(&a).unwrap();
     assert_eq!(json[1]["strategy"], "herfindahl");
 }
+
+/// A strategy that never has a clue of its own; its fallback gives the first red card's
+/// private clue.
+struct Silent;
+
+impl Strategy for Silent {
+    fn name(&self) -> &str {
+        "silent"
+    }
+    fn suggest(
+        &self,
+        _k: &dyn Knowledge,
+        _req: &Request,
+        _legality: &Legality<'_>,
+    ) -> anyhow::Result<Vec<Suggestion>> {
+        Ok(Vec::new())
+    }
+    fn fallback(
+        &self,
+        _k: &dyn Knowledge,
+        req: &Request,
+        _legality: &Legality<'_>,
+    ) -> anyhow::Result<Option<Suggestion>> {
+        Ok(req.pos.first().map(|w| Suggestion {
+            clue: private(w),
+            count: 1,
+            targets: vec![w.clone()],
+            score: -1.0,
+            safety: None,
+        }))
+    }
+}
+
+/// Issue 46: a strategy that answered nothing (setnet on a damaged network) was reported with
+/// the fallback's figures as its own. Games count the fallback's clues, and eval reports them.
+#[test]
+fn eval_counts_the_clues_the_fallback_gave() {
+    let k = private_knowledge();
+    let g = OwnGuesser::new(&k);
+    let reports = eval(5, 1, &[&Silent], &[&g], &k, &NoLexicon, &WITH_BLUE, None).unwrap();
+    let r = &reports[0];
+    assert!(r.clues > 0, "{r:?}");
+    assert_eq!(r.fallbacks, r.clues, "{r:?}");
+    assert_eq!(r.fallback_share(), 1.0);
+    let record = play(3, &Silent, &g, &k, &NoLexicon, &WITH_BLUE).unwrap();
+    assert_eq!(record.fallbacks, record.clues);
+    // A strategy with clues of its own gives none by the fallback here.
+    let own: StrategyKind = "threshold".parse().unwrap();
+    let reports = eval(5, 1, &[&own], &[&g], &k, &NoLexicon, &WITH_BLUE, None).unwrap();
+    assert_eq!(reports[0].fallbacks, 0, "{:?}", reports[0]);
+    assert!(reports[0].clues > 0);
+}

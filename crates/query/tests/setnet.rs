@@ -18,7 +18,19 @@ const METALS: [&str; 8] = [
     "iron", "copper", "gold", "silver", "tin", "lead", "zinc", "nickel",
 ];
 
+/// The stored rows of a network trained on [`relations`]' rows, with the card words, the
+/// number of clue words and the margins `Trained::from_rows` takes.
+type Stored = (Vec<store::WeightRow>, Vec<String>, usize, setnet::Alphas);
+
 fn knowledge() -> MemoryKnowledge {
+    let mut k = relations();
+    let (stored, cards, words, alphas) = stored(&k);
+    let net = Trained::from_rows(Some(stored), cards, words, alphas, None).unwrap();
+    k.setnet = Some(Arc::new(net));
+    k
+}
+
+fn relations() -> MemoryKnowledge {
     let mut k = MemoryKnowledge::default();
     for (i, f) in FRUITS.iter().enumerate() {
         k.relate("fruit", f, 5.0 - 0.1 * i as f32)
@@ -33,8 +45,11 @@ fn knowledge() -> MemoryKnowledge {
             .relate("juice", m, -0.5);
     }
     k.clue_word("table", 0.0);
-    // The network, trained here on the knowledge's own rows, stored and read back as the
-    // database holds it.
+    k
+}
+
+/// The network, trained here on the knowledge's own rows, stored as the database holds it.
+fn stored(k: &MemoryKnowledge) -> Stored {
     let cards = k.card_words().unwrap();
     let words = k.clue_words().unwrap();
     let rows: Vec<Arc<[f32]>> = cards
@@ -62,9 +77,7 @@ fn knowledge() -> MemoryKnowledge {
         .iter()
         .map(|t| (t.name.clone(), t.shape_text(), t.bytes()))
         .collect();
-    let net = Trained::from_rows(Some(stored), cards, words.len(), p.alphas, None).unwrap();
-    k.setnet = Some(Arc::new(net));
-    k
+    (stored, cards, words.len(), p.alphas)
 }
 
 fn strs(v: &[&str]) -> Vec<String> {
@@ -128,4 +141,34 @@ fn without_a_network_the_strategy_names_the_table() {
     )
     .unwrap_err();
     assert!(err.to_string().contains("setnet_weights"), "{err}");
+}
+
+/// Issue 46: weights that are finite but huge (3e38) overflowed in the products, every loss
+/// was no number, and `suggest --strategy setnet` answered `"clue": null` while `eval` played
+/// the fallback's clues under setnet's name. Such a network is refused when read, naming the
+/// table (and the tensor, when one row's length is the overflow).
+#[test]
+fn finite_but_huge_weights_are_refused_naming_the_table() {
+    let k = relations();
+    for (tensor, names_it) in [
+        ("h2.weight", false),
+        ("phi_t.weight", false),
+        ("clue_vectors", true),
+        ("card_vectors", true),
+    ] {
+        let (mut rows, cards, words, alphas) = stored(&k);
+        let row = rows.iter_mut().find(|r| r.0 == tensor).unwrap();
+        row.2 = row
+            .2
+            .chunks(4)
+            .flat_map(|_| 3e38f32.to_le_bytes())
+            .collect();
+        let Err(err) = Trained::from_rows(Some(rows), cards, words, alphas, None) else {
+            panic!("{tensor}: read as a network");
+        };
+        let message = format!("{err:#}");
+        assert!(message.contains("setnet_weights"), "{tensor}: {message}");
+        assert!(message.contains("finite"), "{tensor}: {message}");
+        assert_eq!(message.contains(tensor), names_it, "{tensor}: {message}");
+    }
 }

@@ -105,6 +105,19 @@ impl Model {
         };
         let cards = rows(CARDS)?;
         let clues = rows(CLUES)?;
+        // Finite values can still overflow a distance or a product (3e38 squared): a row whose
+        // length is no number would never be the nearest, and every board would go unanswered.
+        for (name, data) in [(CARDS, &cards), (CLUES, &clues)] {
+            if let Some(i) = data
+                .chunks(d)
+                .position(|v| !v.iter().map(|x| x * x).sum::<f32>().is_finite())
+            {
+                bail!(
+                    "tensor {name:?}: row {i}'s length is not a finite number (values too large \
+                     for a trained network)"
+                );
+            }
+        }
         // A clue word whose relatedness is all zeros has no direction (a zero row): never the
         // nearest, or every short clue vector would decode to it.
         let half_norms: Vec<f32> = clues
@@ -116,7 +129,7 @@ impl Model {
             .collect();
         let clues_b = Blocked::from_rows(&clues, d);
         let start = clues_b.padded(&half_norms, f32::NEG_INFINITY);
-        Ok(Model {
+        let model = Model {
             d,
             k,
             layers,
@@ -125,7 +138,43 @@ impl Model {
             clues_b,
             start,
             alphas,
-        })
+        };
+        model.probe()?;
+        Ok(model)
+    }
+
+    /// Fails unless the network's output on a board of its first card words (a team of
+    /// [`MAX_TEAM`], then 8 enemies and an assassin, as far as there are cards) is finite:
+    /// finite weights too large for a trained network (3e38) overflow in the products, and
+    /// every subset's loss would be no number. (A query costs as much: well under a millisecond.)
+    fn probe(&self) -> Result<()> {
+        let cards: Vec<&[f32]> = (0..self.card_count()).map(|i| self.card(i)).collect();
+        if cards.is_empty() {
+            return Ok(());
+        }
+        let team = &cards[..cards.len().min(MAX_TEAM)];
+        let enemy = cards
+            .get(team.len()..(team.len() + 8).min(cards.len()))
+            .unwrap_or(&[]);
+        let assassin = cards.get(team.len() + enemy.len()).copied();
+        let c = self.clue_vectors(team, enemy, assassin);
+        let losses = self.board_losses(&c, team, enemy, &[], assassin);
+        if self.all_measurable(&c) && losses.iter().all(|(_, l)| l.is_finite()) {
+            Ok(())
+        } else {
+            bail!(
+                "the network's output is not a finite number on a board of its own card words: \
+                 its weights are finite but too large for a trained network"
+            )
+        }
+    }
+
+    /// Whether every row of `c` (clue vectors, `d` values each) has a finite squared length:
+    /// a distance to it is a number. (A vector of finite values near 3e38 has none, and the
+    /// losses' hinge, `max(NaN, 0)`, would read it as 0.)
+    pub fn all_measurable(&self, c: &[f32]) -> bool {
+        c.chunks(self.d)
+            .all(|v| v.iter().map(|x| x * x).sum::<f32>().is_finite())
     }
 
     pub fn card_count(&self) -> usize {

@@ -257,13 +257,61 @@ fn tune(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
+/// Refuses to replace a file that is not a clue-db database (another program's SQLite
+/// database, a text file: a mistyped `--db`), naming it; an empty file or a clue-db database of
+/// any version may be replaced.
+fn check_replaceable(dest: &Path) -> Result<()> {
+    let len = match std::fs::metadata(dest) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("examining {}", dest.display())),
+        Ok(m) => m.len(),
+    };
+    if len == 0 {
+        return Ok(());
+    }
+    let mut head = [0u8; 16];
+    let n = File::open(dest)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .with_context(|| format!("reading {}", dest.display()))?;
+    let what = if head[..n] != *b"SQLite format 3\0" {
+        format!("holds {len} bytes that are not SQLite")
+    } else {
+        let version = Connection::open_with_flags(dest, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(anyhow::Error::from)
+            .and_then(|c| get_meta(&c, "schema_version"));
+        match version {
+            Ok(Some(_)) => return Ok(()),
+            Ok(None) => "is an SQLite database without schema_version in its meta".to_string(),
+            Err(e) => format!("is an SQLite database without a readable meta table ({e:#})"),
+        }
+    };
+    bail!(
+        "{} {what}: not a clue-db database, and a build would replace it; pass --overwrite to \
+         replace it anyway, or name another --db",
+        dest.display()
+    )
+}
+
 impl Build {
-    /// Starts a new, empty database that will replace `dest`.
+    /// Starts a new, empty database that will replace `dest`: a clue-db database, an empty
+    /// file or nothing; anything else is refused ([`Build::create_over_anything`] replaces it).
     pub fn create(dest: &Path) -> Result<Build> {
+        Build::start(dest, false)
+    }
+
+    /// [`Build::create`] that replaces whatever file `dest` is (`--overwrite`).
+    pub fn create_over_anything(dest: &Path) -> Result<Build> {
+        Build::start(dest, true)
+    }
+
+    fn start(dest: &Path, over_anything: bool) -> Result<Build> {
         if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
         let dest = resolve_dest(dest)?;
+        if !over_anything {
+            check_replaceable(&dest)?;
+        }
         remove_stale_tmps(&dest);
         let (tmp, file) = create_tmp(&dest)?;
         let conn = discard_on_error(&tmp, &file, || {
@@ -475,8 +523,7 @@ fn check_version(path: &Path) -> Result<()> {
 /// [`check_version`] on a connection already open to `path` (a query's: opening the file a
 /// second time would read and parse its schema twice).
 fn check_version_on(conn: &Connection, path: &Path) -> Result<()> {
-    let version = get_meta(conn, "schema_version")
-        .with_context(|| format!("{}: not a clue-db database", path.display()))?;
+    let version = get_meta(conn, "schema_version").map_err(|e| unreadable(e, path))?;
     match version.as_deref() {
         Some(v) if v == crate::SCHEMA_VERSION.to_string() => Ok(()),
         Some(v) => bail!(
@@ -489,6 +536,39 @@ fn check_version_on(conn: &Connection, path: &Path) -> Result<()> {
             path.display()
         ),
     }
+}
+
+/// Whether the file at `path` is an SQLite database in WAL mode (its header's read and write
+/// versions are 2).
+fn is_wal(path: &Path) -> bool {
+    let mut head = [0u8; 20];
+    File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head.starts_with(b"SQLite format 3\0") && head[18] == 2 && head[19] == 2)
+}
+
+/// Why a database's `meta` cannot be read: a WAL database SQLite cannot open read-only (it
+/// must create or write `-shm` beside it, and the folder or the mount is read-only) says so,
+/// with what to do; anything else is no clue-db database.
+fn unreadable(e: anyhow::Error, path: &Path) -> anyhow::Error {
+    let code = e
+        .downcast_ref::<rusqlite::Error>()
+        .and_then(rusqlite::Error::sqlite_error_code);
+    let cannot_open = matches!(
+        code,
+        Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+    );
+    if cannot_open && is_wal(path) {
+        let p = path.display();
+        return e.context(format!(
+            "{p}: a WAL database (journal_mode=wal), which SQLite cannot open read-only here: it \
+             needs to create or write {p}-shm beside it, and the folder or the mount is \
+             read-only. Copy the file (with its -wal, if any) to a writable folder, or turn WAL \
+             off once where it is writable: sqlite3 {p} 'PRAGMA journal_mode=DELETE' (clue-db \
+             never writes WAL databases)"
+        ));
+    }
+    e.context(format!("{}: not a clue-db database", path.display()))
 }
 
 pub(crate) enum StoreConn<'a> {

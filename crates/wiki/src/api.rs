@@ -66,9 +66,12 @@ pub struct ApiOptions {
     /// [`crate::limits::MAX_CONTINUATIONS`]): a server sending a new token every time would
     /// otherwise be followed forever.
     pub max_continuations: usize,
-    /// Most response bytes read over all the `continue` rounds of one query (default
-    /// [`crate::limits::MAX_QUERY_BYTES`]): each round under `max_response_bytes` and the rounds
-    /// under `max_continuations`, a query could still pile up their product (640 GB) in memory.
+    /// Most response bytes read over all the `continue` rounds of one query, and most bytes
+    /// its pages hold in memory as they are merged (default [`crate::limits::MAX_QUERY_BYTES`]):
+    /// each round under `max_response_bytes` and the rounds under `max_continuations`, a query
+    /// could still pile up their product (640 GB); and a link read as 3 bytes (`{},`) is held
+    /// as a 24-byte `String` and more, so a cap on the bytes read alone let one query hold 11
+    /// times its cap (issue 46, item 8).
     pub max_query_bytes: u64,
     /// Set from outside (a Ctrl-C handler) to stop [`ApiClient::fetch_pages`]: its iterator
     /// ends with [`Error::Interrupted`] within a tenth of a second, even while a request hangs.
@@ -151,9 +154,9 @@ struct ApiPage {
     #[serde(default)]
     extract: Option<String>,
     #[serde(default)]
-    links: Vec<PageRef>,
+    links: Titles,
     #[serde(default)]
-    linkshere: Vec<PageRef>,
+    linkshere: Titles,
     #[serde(default)]
     pageprops: Option<Map<String, Value>>,
 }
@@ -164,6 +167,119 @@ struct PageRef {
     pageid: Option<u64>,
     #[serde(default)]
     title: String,
+}
+
+/// Link titles of one response, normalised, packed in one string: a response's links are held
+/// in no more bytes than they took to send (a `Vec` of records would hold 40 bytes for each
+/// `{}` of 3), and a link without a title (`{}`) is no link and is left out.
+#[derive(Debug, Default)]
+struct Titles {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Titles {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.text[a..b])
+    }
+}
+
+impl<'de> Deserialize<'de> for Titles {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Titles, D::Error> {
+        /// One link as sent; only its title is kept (borrowed when it has no escapes).
+        #[derive(Deserialize)]
+        struct Link<'a> {
+            #[serde(borrow, default)]
+            title: std::borrow::Cow<'a, str>,
+        }
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Titles;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of links")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Titles, A::Error> {
+                let mut out = Titles::default();
+                while let Some(link) = seq.next_element::<Link<'de>>()? {
+                    let title = normalize(&link.title);
+                    if !title.is_empty() {
+                        out.text.push_str(&title);
+                        out.ends.push(out.text.len());
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Visit)
+    }
+}
+
+/// Bytes a `String` of `len` bytes takes from the allocator beyond its own 24: none when empty,
+/// else a chunk of at least 32 bytes in steps of 16 (glibc's), so that one-letter titles are
+/// counted at what they cost, not at one byte.
+fn heap_bytes(len: usize) -> u64 {
+    if len == 0 {
+        0
+    } else {
+        (len as u64 + 8).next_multiple_of(16).max(32)
+    }
+}
+
+/// What the pages of one query hold in memory, counted before each round's titles are made
+/// `String`s, against [`ApiOptions::max_query_bytes`].
+struct Held {
+    bytes: u64,
+    cap: u64,
+}
+
+impl Held {
+    fn new(cap: u64) -> Held {
+        Held { bytes: 0, cap }
+    }
+
+    /// Counts `n` more bytes; past the cap, the message to stop with.
+    fn add(&mut self, n: u64) -> std::result::Result<(), String> {
+        self.bytes = self.bytes.saturating_add(n);
+        if self.bytes > self.cap {
+            return Err(format!(
+                "the pages of one query would hold more than {} in memory (their texts and \
+                 links as stored; cap --api-max-query-bytes): stopping",
+                crate::limits::show(self.cap)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Appends `titles` to `links`, counting the room `links` grows by and each title's bytes
+    /// before any is allocated.
+    fn extend(
+        &mut self,
+        links: &mut Vec<String>,
+        titles: &Titles,
+    ) -> std::result::Result<(), String> {
+        if titles.len() == 0 {
+            return Ok(());
+        }
+        let size = std::mem::size_of::<String>() as u64;
+        let strings: u64 = titles.iter().map(|t| heap_bytes(t.len())).sum();
+        // The room the list must grow by at least, counted before it is allocated; then what
+        // it grew by beyond that (a `Vec` doubles).
+        let before = links.capacity();
+        let least = (links.len() + titles.len()).saturating_sub(before) as u64 * size;
+        self.add(strings + least)?;
+        links.reserve(titles.len());
+        self.add((links.capacity() - before) as u64 * size - least)?;
+        links.extend(titles.iter().map(str::to_owned));
+        Ok(())
+    }
 }
 
 impl ApiPage {
@@ -258,9 +374,10 @@ impl ApiClient {
             ("pllimit", "max".to_string()),
         ];
         let mut out = Vec::new();
+        let mut held = Held::new(self.inner.options.max_query_bytes);
         self.query_all(&params, |q| {
             for p in q.pages {
-                out.extend(p.links.iter().map(|l| normalize(&l.title)));
+                held.extend(&mut out, &p.links)?;
             }
             Ok(true)
         })?;
@@ -277,9 +394,10 @@ impl ApiClient {
             ("lhlimit", "max".to_string()),
         ];
         let mut out = Vec::new();
+        let mut held = Held::new(self.inner.options.max_query_bytes);
         self.query_all(&params, |q| {
             for p in q.pages {
-                out.extend(p.linkshere.iter().map(|l| normalize(&l.title)));
+                held.extend(&mut out, &p.linkshere)?;
             }
             Ok(true)
         })?;
@@ -359,7 +477,9 @@ impl ApiClient {
                 .collect(),
         );
         let workers = self.inner.options.concurrency.min(batches.len());
-        let (tx, rx) = sync_channel(workers.max(1));
+        // No queue: a finished batch waits in its worker until the caller takes it, so the
+        // fetch holds the batch being handed out and one per worker, never more.
+        let (tx, rx) = sync_channel(0);
         let next = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         for _ in 0..workers {
@@ -423,26 +543,34 @@ impl ApiClient {
             ("pageids", join_ids(ids)),
         ];
         let mut pages: BTreeMap<u64, Page> = BTreeMap::new();
+        let mut held = Held::new(self.inner.options.max_query_bytes);
         self.query_all(&params, |q| {
             for p in q.pages {
                 let Some(id) = p.pageid else { continue };
                 if p.missing || p.invalid {
                     continue;
                 }
-                let page = pages.entry(id).or_insert_with(|| Page {
-                    id,
-                    title: normalize(&p.title),
-                    ns: p.ns,
-                    ..Page::default()
-                });
+                let page = match pages.entry(id) {
+                    std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::btree_map::Entry::Vacant(e) => {
+                        let title = normalize(&p.title);
+                        held.add(std::mem::size_of::<Page>() as u64 + heap_bytes(title.len()))?;
+                        e.insert(Page {
+                            id,
+                            title,
+                            ns: p.ns,
+                            ..Page::default()
+                        })
+                    }
+                };
                 page.is_disambiguation |= p.is_disambiguation();
                 if let Some(text) = p.extract.filter(|t| !t.is_empty())
                     && page.text.is_empty()
                 {
+                    held.add(heap_bytes(text.capacity()))?;
                     page.text = text;
                 }
-                page.links
-                    .extend(p.links.iter().map(|l| normalize(&l.title)));
+                held.extend(&mut page.links, &p.links)?;
             }
             Ok(true)
         })?;
@@ -454,11 +582,12 @@ impl ApiClient {
     }
 
     /// Runs an `action=query` and its `continue` rounds, handing each round's `query` to `f`
-    /// until the API has no more or `f` returns `false`.
+    /// until the API has no more or `f` returns `false`; an `Err` of `f` is the message the
+    /// query fails with, naming its URL.
     fn query_all(
         &self,
         params: &[(&str, String)],
-        mut f: impl FnMut(Query) -> Result<bool>,
+        mut f: impl FnMut(Query) -> std::result::Result<bool, String>,
     ) -> Result<()> {
         let mut cont: Vec<(String, String)> = Vec::new();
         let mut rounds = 0usize;
@@ -483,8 +612,15 @@ impl ApiClient {
                     ),
                 });
             }
-            if !f(response.query.unwrap_or_default())? {
-                return Ok(());
+            match f(response.query.unwrap_or_default()) {
+                Ok(true) => {}
+                Ok(false) => return Ok(()),
+                Err(message) => {
+                    return Err(Error::Http {
+                        url: url.to_string(),
+                        message,
+                    });
+                }
             }
             let Some(c) = response.cont else {
                 return Ok(());
@@ -604,7 +740,8 @@ impl ApiClient {
         if let Some(n) = response.content_length().filter(|&n| n > cap) {
             return Err(too_big(n.to_string()));
         }
-        let mut body = Vec::new();
+        // The announced length at once: a body grown by doubling holds up to twice its size.
+        let mut body = Vec::with_capacity(response.content_length().unwrap_or(0) as usize);
         let mut response = response;
         (&mut response)
             .take(cap + 1)
@@ -969,12 +1106,57 @@ mod tests {
         assert_eq!(q.pages.len(), 2);
         assert_eq!(q.pages[0].pageid, Some(736));
         assert!(q.pages[0].is_disambiguation());
-        assert_eq!(q.pages[0].links[0].title, "Annus mirabilis papers");
+        assert_eq!(
+            q.pages[0].links.iter().collect::<Vec<_>>(),
+            ["Annus mirabilis papers"]
+        );
         assert!(q.pages[1].missing);
         assert_eq!(r.cont.unwrap()["plcontinue"], "736|0|Zebra");
         let e: Response =
             serde_json::from_str(r#"{"error":{"code":"maxlag","info":"Waiting for 10.64.0.1: 7 seconds lagged","lag":7}}"#)
                 .unwrap();
         assert_eq!(e.error.unwrap().code, "maxlag");
+    }
+
+    /// A response's links are kept as their normalised titles packed in one string: `{}` and
+    /// an empty title are no links, escapes are decoded, and nothing else of a link is kept.
+    #[test]
+    fn link_titles_are_packed_and_links_without_a_title_dropped() {
+        let body = r#"{"query":{"pages":[{"pageid":1,"title":"Pie",
+            "links":[{},{"ns":0,"title":""},{"ns":0,"title":"apple_pie"},{"title":"\u00e9clair"},
+            {"ns":0,"title":"Zebra","extra":[1,2,3]}]}]}}"#;
+        let r: Response = serde_json::from_str(body).unwrap();
+        let page = &r.query.unwrap().pages[0];
+        assert_eq!(
+            page.links.iter().collect::<Vec<_>>(),
+            ["Apple pie", "\u{c9}clair", "Zebra"]
+        );
+        assert_eq!(page.links.text.len(), "Apple pieÉclairZebra".len());
+        assert!(page.linkshere.iter().next().is_none());
+    }
+
+    /// What the merged pages hold is counted before the titles are made: past the cap, the
+    /// message names it and nothing more is added.
+    #[test]
+    fn held_titles_are_counted_before_they_are_made() {
+        let titles: Titles =
+            serde_json::from_str(r#"[{"title":"A"},{"title":"B"},{"title":"C"}]"#).unwrap();
+        let mut links = Vec::new();
+        let mut held = Held::new(1000);
+        held.extend(&mut links, &titles).unwrap();
+        assert_eq!(links, ["A", "B", "C"]);
+        // 3 × (24 + 32): a one-letter title costs 56 bytes, not 1.
+        assert!(held.bytes >= 3 * 56, "{}", held.bytes);
+        let mut small = Held::new(100);
+        let mut none = Vec::new();
+        let message = small.extend(&mut none, &titles).unwrap_err();
+        assert!(
+            message.contains("more than 100 bytes in memory"),
+            "{message}"
+        );
+        assert!(none.is_empty());
+        assert_eq!(heap_bytes(0), 0);
+        assert_eq!(heap_bytes(1), 32);
+        assert_eq!(heap_bytes(40), 48);
     }
 }

@@ -45,9 +45,9 @@ pub mod limits {
     /// `continue` rounds of one API query, by default (see `api::ApiOptions::max_continuations`):
     /// a batch of pages takes one round per page plus one per 500 links.
     pub const MAX_CONTINUATIONS: usize = 10_000;
-    /// Response bytes of all the `continue` rounds of one API query, by default (see
-    /// `api::ApiOptions::max_query_bytes`): what one query may make the client hold, its
-    /// rounds' links and texts merged. A batch of 20 pages, each at most 2 MiB of text and a
+    /// Response bytes of all the `continue` rounds of one API query, and bytes its pages hold
+    /// in memory, by default (see `api::ApiOptions::max_query_bytes`): what one query may make
+    /// the client hold, its rounds' links and texts merged. A batch of 20 pages, each at most 2 MiB of text and a
     /// few thousand links, is well under it: 256 MiB.
     pub const MAX_QUERY_BYTES: u64 = 256 << 20;
 

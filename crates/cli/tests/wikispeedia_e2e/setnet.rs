@@ -7,6 +7,7 @@ use crate::db;
 use query::legality::Legality;
 use query::store_knowledge::TextLexicon;
 use serde_json::Value;
+use std::path::Path;
 
 #[test]
 fn the_stage_stores_weights_and_figures() {
@@ -162,4 +163,66 @@ fn a_database_without_the_table_names_it() {
         "{}",
         run.stderr
     );
+    // `explain` answers without the network, and says why (it left it out silently).
+    let explain =
+        |db: &Path| clue_db(["explain", "fruit", "apple", "--json", "--db", utf8(db)]).ok();
+    let run = explain(&cut);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(v["setnet"].is_null(), "{v}");
+    let warning = v["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("set network is not shown")
+            && warning.contains("setnet_weights")
+            && warning.contains("h2.bias"),
+        "{v}"
+    );
+    assert!(run.stderr.contains("h2.bias"), "{}", run.stderr);
+    // A database built before the network has nothing to say about it.
+    let v: Value = serde_json::from_str(&explain(&copy).stdout).unwrap();
+    assert!(
+        v["setnet"].is_null() && v["warnings"] == serde_json::json!([]),
+        "{v}"
+    );
+
+    // Issue 46: finite but huge weights (3e38) gave `"clue": null` and eval played the
+    // fallback's clues under setnet's name. Now every command names the table.
+    let huge = dir.path().join("huge.sqlite");
+    std::fs::copy(db(), &huge).unwrap();
+    let c = rusqlite::Connection::open(&huge).unwrap();
+    let len: i64 = c
+        .query_row(
+            "SELECT length(data) FROM setnet_weights WHERE name = 'clue_vectors'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let data: Vec<u8> = (0..len / 4).flat_map(|_| 3e38f32.to_le_bytes()).collect();
+    c.execute(
+        "UPDATE setnet_weights SET data = ?1 WHERE name = 'clue_vectors'",
+        [data],
+    )
+    .unwrap();
+    drop(c);
+    let mut bad = args("setnet");
+    bad.extend(["--db", utf8(&huge)]);
+    let eval = [
+        "eval",
+        "--strategies",
+        "setnet",
+        "--games",
+        "1",
+        "--db",
+        utf8(&huge),
+    ];
+    for run in [clue_db(&bad), clue_db(eval)] {
+        assert_eq!(run.code, Some(1), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("setnet_weights") && run.stderr.contains("finite"),
+            "{}",
+            run.stderr
+        );
+    }
+    let v: Value = serde_json::from_str(&explain(&huge).stdout).unwrap();
+    assert!(v["setnet"].is_null(), "{v}");
+    assert!(v["warnings"][0].as_str().unwrap().contains("finite"), "{v}");
 }
