@@ -90,12 +90,14 @@ pub enum OnUnknown {
 }
 
 /// How to answer: the strategy (with its `top` and margins), the caller's names for the board's
-/// lists, what to do with unknown words.
+/// lists, what to do with unknown words, the most cards a board may hold (none on the command
+/// line: a board of every covered term is how one asks whether any clue is safe).
 #[derive(Debug, Clone)]
 pub struct Options {
     pub strategy: StrategyKind,
     pub names: Names,
     pub on_unknown: OnUnknown,
+    pub max_cards: Option<usize>,
 }
 
 impl Options {
@@ -106,6 +108,7 @@ impl Options {
             strategy,
             names: FLAGS,
             on_unknown: OnUnknown::Warn,
+            max_cards: None,
         }
     }
 
@@ -115,6 +118,7 @@ impl Options {
             strategy,
             names: FIELDS,
             on_unknown: OnUnknown::Refuse,
+            max_cards: Some(MAX_CARDS),
         }
     }
 }
@@ -126,7 +130,7 @@ pub const UNKNOWN_CARD: &str = "it is never a target, and as a card to avoid it 
 /// word the strategy cannot score (or [`UnknownWords`] with [`OnUnknown::Refuse`]). Errors that
 /// are the board's are a [`BoardError`] or [`UnknownWords`] (the server's 400 and 422).
 pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answer> {
-    check_board(req, &opts.names)?;
+    check_board(req, &opts.names, opts.max_cards)?;
     let board = req.board_words();
     let (unknown, knows_none) = unknown_cards(k, &board, &opts.strategy)?;
     let warnings = match opts.on_unknown {
@@ -156,9 +160,13 @@ pub fn ranked(
     strategy.suggest(k, req, &legality(req, lexicon))
 }
 
-/// Fails on a board a user cannot mean: no team card, more cards than a board holds, or a
-/// word given twice (in one list, or as two colours: the message names both lists).
-pub fn check_board(req: &Request, names: &Names) -> Result<(), BoardError> {
+/// Fails on a board a user cannot mean: no team card, more than `max_cards` cards, or a word
+/// given twice (in one list, or as two colours: the message names both lists).
+pub fn check_board(
+    req: &Request,
+    names: &Names,
+    max_cards: Option<usize>,
+) -> Result<(), BoardError> {
     if req.pos.is_empty() {
         return Err(BoardError(format!(
             "{} is empty: give at least one of your team's words{}",
@@ -166,9 +174,11 @@ pub fn check_board(req: &Request, names: &Names) -> Result<(), BoardError> {
         )));
     }
     let cards = req.pos.len() + req.neg.len() + req.neutral.len() + req.assassin.iter().count();
-    if cards > MAX_CARDS {
+    if let Some(max) = max_cards
+        && cards > max
+    {
         return Err(BoardError(format!(
-            "the board has {cards} words; a board has at most {MAX_CARDS} cards"
+            "the board has {cards} words; a board has at most {max} cards"
         )));
     }
     let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
@@ -323,7 +333,7 @@ mod tests {
             assassin: assassin.map(String::from),
             ..Request::default()
         };
-        let err = |r: &Request, n: &Names| check_board(r, n).unwrap_err().0;
+        let err = |r: &Request, n: &Names| check_board(r, n, Some(MAX_CARDS)).unwrap_err().0;
         assert!(err(&req(&[], &["fire"], None), &FLAGS).starts_with("--pos is empty"));
         assert!(err(&req(&[], &["fire"], None), &FIELDS).starts_with("pos is empty"));
         assert_eq!(
@@ -341,7 +351,7 @@ mod tests {
         let many: Vec<String> = (0..26).map(|i| format!("w{i}")).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         assert!(err(&req(&many, &[], None), &FIELDS).contains("26 words"));
-        assert!(check_board(&req(&many[..25], &[], None), &FLAGS).is_ok());
+        assert!(check_board(&req(&many[..25], &[], None), &FLAGS, Some(MAX_CARDS)).is_ok());
     }
 
     #[test]
@@ -356,24 +366,24 @@ mod tests {
                 given: Vec::new(),
             };
         assert!(
-            check_board(&board(&[], &["a"], &[], None), &FLAGS)
+            check_board(&board(&[], &["a"], &[], None), &FLAGS, None)
                 .unwrap_err()
                 .to_string()
                 .contains("--pos is empty")
         );
-        let e = check_board(&board(&["a"], &["a"], &[], None), &FLAGS)
+        let e = check_board(&board(&["a"], &["a"], &[], None), &FLAGS, None)
             .unwrap_err()
             .to_string();
         assert!(e.contains("--pos and --neg"), "{e}");
-        let e = check_board(&board(&["a"], &["b"], &["b"], None), &FLAGS)
+        let e = check_board(&board(&["a"], &["b"], &["b"], None), &FLAGS, None)
             .unwrap_err()
             .to_string();
         assert!(e.contains("--neg and --neutral"), "{e}");
-        let e = check_board(&board(&["a"], &[], &["c", "c"], None), &FLAGS)
+        let e = check_board(&board(&["a"], &[], &["c", "c"], None), &FLAGS, None)
             .unwrap_err()
             .to_string();
         assert!(e.contains("--neutral and --neutral"), "{e}");
-        assert!(check_board(&board(&["a"], &["b"], &[], Some("a")), &FLAGS).is_err());
-        assert!(check_board(&board(&["a"], &["b"], &["d"], Some("c")), &FLAGS).is_ok());
+        assert!(check_board(&board(&["a"], &["b"], &[], Some("a")), &FLAGS, None).is_err());
+        assert!(check_board(&board(&["a"], &["b"], &["d"], Some("c")), &FLAGS, None).is_ok());
     }
 }

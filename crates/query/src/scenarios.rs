@@ -125,7 +125,7 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<Scenario>> {
             neg: s.avoid.clone(),
             ..Request::default()
         };
-        crate::answer::check_board(&board, &COLUMNS)
+        crate::answer::check_board(&board, &COLUMNS, Some(crate::answer::MAX_CARDS))
             .with_context(|| format!("{}: line {n}", path.display()))?;
         out.push(s);
     }
