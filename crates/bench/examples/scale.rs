@@ -134,10 +134,15 @@ fn measured(mut cmd: Command, log: &Path) -> Result<Run> {
 /// title kept once (the first source's), as `make pipeline` builds.
 fn open_source(data: &Path) -> Result<impl Iterator<Item = Result<Article>> + use<>> {
     let progress = wiki::io::Progress::default();
-    let speedia = wiki::wikispeedia::read(&data.join("wikispeedia"), &progress)
+    // The corpora's files as the pipeline names them (`pipeline::corpora`).
+    let corpus = |name: &str| {
+        pipeline::corpora::offline(name)
+            .expect("an offline corpus")
+            .path(data)
+    };
+    let speedia = wiki::wikispeedia::read(&corpus("wikispeedia"), &progress)
         .context("reading the Wikispeedia corpus")?;
-    let slice =
-        data.join("enwiki-2015-wikiextractor/enwiki-20150515-wikiextractor-ids12-60633.txt.xz");
+    let slice = corpus("enwiki-2015-wikiextractor");
     let docs = wiki::extractor::read(&slice, &progress)
         .with_context(|| format!("reading {}", slice.display()))?;
     let mut seen = std::collections::HashSet::new();

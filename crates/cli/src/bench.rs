@@ -19,7 +19,8 @@ use std::time::Instant;
 use store::Store;
 
 use crate::commands::DEFAULT_DB;
-use crate::query_commands::{answer, whole_in};
+use crate::query_commands::whole_in;
+use query::answer::{Options, answer};
 
 /// `suggest`'s default `--top`: the benchmark asks for as many suggestions as a user does.
 const TOP: usize = 5;
@@ -182,7 +183,7 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
                 cache.forget_rows();
             }
             let start = Instant::now();
-            let ans = answer(&k, req, strategy)
+            let ans = answer(&k, req, &Options::command_line(strategy))
                 .with_context(|| format!("board {i}: {}", board_line(req).unwrap_or_default()))?;
             ms.push(start.elapsed().as_secs_f64() * 1e3);
             no_clue += usize::from(ans.clue.is_none());
@@ -244,12 +245,13 @@ fn answers(
             .with_context(|| format!("board of seed {seed}"))?
             .request_for(Role::Red);
         for kind in kinds {
-            let ans = answer(k, &req, kind.with_top(TOP)).with_context(|| {
-                format!(
-                    "board of seed {seed}: {}",
-                    board_line(&req).unwrap_or_default()
-                )
-            })?;
+            let ans =
+                answer(k, &req, &Options::command_line(kind.with_top(TOP))).with_context(|| {
+                    format!(
+                        "board of seed {seed}: {}",
+                        board_line(&req).unwrap_or_default()
+                    )
+                })?;
             writeln!(out, "{}", answer_line(seed, kind.name(), &ans))?;
         }
     }

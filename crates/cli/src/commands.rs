@@ -337,67 +337,6 @@ fn check_ingest_options(a: &IngestArgs) -> Result<()> {
     Ok(())
 }
 
-/// The source behind a corpus name: an offline corpus of the shared data folder `data`, a
-/// wiki's newest verified dump run under `dumps`, or a run folder's path. With it, the wiki
-/// whose language the corpus is in (`en` for the offline ones).
-pub fn corpus_request(data: &Path, dumps: &Path, corpus: &str) -> Result<(Request, String)> {
-    let is_path = corpus.contains(std::path::MAIN_SEPARATOR) || corpus.contains('/');
-    if is_path || !pipeline::dumps::OFFLINE_CORPORA.contains(&corpus) {
-        let run = if is_path {
-            PathBuf::from(corpus)
-        } else {
-            pipeline::dumps::newest_run(dumps, corpus)?
-        };
-        if !run.is_dir() {
-            bail!("{}: no such dump run folder", run.display());
-        }
-        let parsed = pipeline::dump_run::DumpRun::from_paths(std::slice::from_ref(&run))
-            .with_context(|| format!("corpus {}", query::shown(corpus)))?;
-        let wiki = match parsed.wiki {
-            Some(w) => w,
-            None if is_path => bail!(
-                "{}: its files are not named WIKI-DATE-…, so the wiki (and its language) is \
-                 unknown",
-                run.display()
-            ),
-            None => corpus.to_string(),
-        };
-        return Ok((Request::files(Format::DumpRun, vec![run]), wiki));
-    }
-    let (format, rel) = match corpus {
-        "wikispeedia" => (Format::Wikispeedia, "wikispeedia"),
-        "enwiki-sample" => (
-            Format::Xml,
-            "enwiki-sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
-        ),
-        "enwiki-2015-wikiextractor" => (
-            Format::Extractor,
-            "enwiki-2015-wikiextractor/enwiki-20150515-wikiextractor-ids12-60633.txt.xz",
-        ),
-        "enwiki-2019-wikiextractor" => (
-            Format::Extractor,
-            "enwiki-2019-wikiextractor/enwiki-2019-featured-wikiextractor.txt.xz",
-        ),
-        "simplewiki-2017-wikiextractor" => (
-            Format::Extractor,
-            "simplewiki-2017-wikiextractor/simplewiki-2017-wikiextractor.txt.xz",
-        ),
-        other => unreachable!("{other} is an offline corpus"),
-    };
-    let path = data.join(rel);
-    if !path.exists() {
-        bail!(
-            "{}: corpus {} not found (is ../shared beside the repository?)",
-            path.display(),
-            query::shown(corpus)
-        );
-    }
-    Ok((
-        request(format, vec![path], None, false),
-        "enwiki".to_string(),
-    ))
-}
-
 /// The language of a build: `--lang` if given, else the one the corpora's wikis say, which must
 /// agree.
 fn build_language(lang: Option<&str>, wikis: &[String]) -> Result<text::Language> {
@@ -495,7 +434,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             // Check every name before the first long ingest.
             let (requests, wikis): (Vec<Request>, Vec<String>) = names
                 .iter()
-                .map(|c| corpus_request(&a.data, &a.dumps, c))
+                .map(|c| pipeline::corpora::request(&a.data, &a.dumps, c))
                 .collect::<Result<Vec<_>>>()?
                 .into_iter()
                 .unzip();

@@ -3,12 +3,13 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use query::Knowledge;
+use query::answer;
 use query::board_model::BoardModel;
-use query::game::{self, Answer, PlayParams, Request, Strategy, StrategyKind};
+use query::game::{self, PlayParams, Request, Strategy, StrategyKind};
 use query::guesser::{Guesser, OwnGuesser};
 use query::legality::{Illegal, Legality, NoLexicon};
 use query::store_knowledge::{
-    StoreKnowledge, StoreLexicon, check_board, normalize_word, parse_assassin, parse_list,
+    StoreKnowledge, StoreLexicon, normalize_word, parse_assassin, parse_list,
 };
 use query::strategy::{Margins, Ranking};
 use query::vectors::{VectorGuesser, WordVectors};
@@ -399,14 +400,6 @@ fn clue_arg(raw: &str) -> Result<String> {
     Ok(clue)
 }
 
-/// Answers one board: what `suggest` prints, as a value (used by the benchmark too).
-pub fn answer(k: &StoreKnowledge, req: &Request, strategy: StrategyKind) -> Result<Answer> {
-    let board = req.board_words();
-    let legality = Legality::new(&board, k.lexicon()).with_given(&req.given);
-    let ranked = strategy.suggest(k, req, &legality)?;
-    Ok(Answer::new(strategy.name(), ranked))
-}
-
 pub fn suggest(a: SuggestArgs) -> Result<()> {
     let mut out = crate::out::stdout();
     let strategy = strategy_arg(&a.strategy)?
@@ -419,19 +412,10 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
         assassin: parse_assassin(a.assassin.as_deref())?,
         given: parse_list(&a.given),
     };
-    check_board(&req)?;
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
-    const THEN: &str = "it is never a target, and as a card to avoid it counts as a risk";
-    let warnings = match strategy {
-        StrategyKind::Relatedness(_) | StrategyKind::Setnet(_) => {
-            unknown_cards(&k, &req.board_words(), THEN)?
-        }
-        _ => unknown_words(&req.board_words(), &store.terms()?, THEN),
-    };
-    warn(&warnings);
-    let mut ans = answer(&k, &req, strategy)?;
-    ans.warnings = warnings;
+    let ans = answer::answer(&k, &req, &answer::Options::command_line(strategy))?;
+    warn(&ans.warnings);
     if a.json {
         writeln!(out, "{}", serde_json::to_string(&ans)?)?;
         return Ok(());
@@ -732,44 +716,21 @@ pub fn play(a: PlayArgs) -> Result<()> {
     Ok(())
 }
 
-/// A warning for each board word the relatedness strategies cannot score as a card (no stored
-/// row, and no vocabulary word: [`StoreKnowledge::is_card`]), naming the closest words that
-/// can be cards.
+/// A warning for each board word the relatedness strategies cannot score as a card
+/// ([`answer::not_cards`]), naming the closest words that can be cards.
 pub fn unknown_cards(k: &StoreKnowledge, board: &[String], what_then: &str) -> Result<Vec<String>> {
-    let mut unknown = Vec::new();
-    for w in board {
-        if !k.is_card(w)? {
-            unknown.push(w.clone());
-        }
-    }
-    if unknown.is_empty() {
-        return Ok(unknown);
-    }
-    Ok(unknown_words(&unknown, &k.card_vocabulary()?, what_then))
+    let (unknown, knows_none) = answer::not_cards(k, board)?;
+    Ok(answer::warnings(&unknown, knows_none, what_then))
 }
 
 /// A warning for each board word the database does not know (not in `known`), naming the
 /// closest known words and then `what_then` (what the command does with it).
 pub fn unknown_words(board: &[String], known: &[String], what_then: &str) -> Vec<String> {
-    // A long word is shown by its start and length, and compared with no known word (no card
-    // is that long, and edit distances to it would take long).
-    let set: std::collections::HashSet<&String> = known.iter().collect();
-    board
-        .iter()
-        .filter(|w| !set.contains(w))
-        .map(|w| {
-            let shown = query::shown(w);
-            let hint = if w.chars().count() > query::SHOWN_CHARS {
-                String::new()
-            } else if known.is_empty() {
-                " (it knows no word: run `clue-db pipeline all`)".to_string()
-            } else {
-                let near = query::store_knowledge::closest(w, known, 3).join(", ");
-                format!(" (closest: {near})")
-            };
-            format!("{shown} is not a word the database knows{hint}: {what_then}")
-        })
-        .collect()
+    answer::warnings(
+        &answer::unknown_words(board, known),
+        known.is_empty(),
+        what_then,
+    )
 }
 
 /// Said with every evaluation, in text and JSON.
@@ -1054,42 +1015,4 @@ fn eval_scenarios(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unknown_words_are_named_with_the_closest_known_ones() {
-        let known: Vec<String> = ["apple", "apply", "bank", "band"]
-            .map(String::from)
-            .to_vec();
-        let board: Vec<String> = ["apple", "aple", "bank"].map(String::from).to_vec();
-        let w = unknown_words(&board, &known, "it is never a target");
-        assert_eq!(
-            w,
-            [
-                "\"aple\" is not a word the database knows (closest: apple, apply, band): it is never a target"
-            ]
-        );
-        // A long word: its start and length, no distances.
-        let long = "x".repeat(120_000);
-        let w = unknown_words(std::slice::from_ref(&long), &known, "then");
-        assert_eq!(w.len(), 1);
-        assert!(
-            w[0].len() < 200 && w[0].contains("(120000 characters)"),
-            "{}",
-            w[0]
-        );
-        assert!(!w[0].contains("closest"), "{}", w[0]);
-        // A database that knows no word says so.
-        let w = unknown_words(&board[..1], &[], "then");
-        assert!(
-            w[0].contains("knows no word") && !w[0].contains("closest"),
-            "{}",
-            w[0]
-        );
-        assert!(unknown_words(&board[..1], &known, "then").is_empty());
-    }
 }

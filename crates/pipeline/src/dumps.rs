@@ -16,15 +16,6 @@ use std::path::{Path, PathBuf};
 /// The file a finished, verified download writes last in its run folder.
 pub const VERIFIED: &str = "VERIFIED";
 
-/// The corpus names that are no dump run: the offline corpora of the shared data folder.
-pub const OFFLINE_CORPORA: [&str; 5] = [
-    "wikispeedia",
-    "enwiki-sample",
-    "enwiki-2015-wikiextractor",
-    "enwiki-2019-wikiextractor",
-    "simplewiki-2017-wikiextractor",
-];
-
 /// Whether a folder name is a run's date, `YYYYMMDD`.
 fn is_date(name: &str) -> bool {
     name.len() == 8 && name.bytes().all(|b| b.is_ascii_digit())
@@ -58,8 +49,7 @@ pub fn newest_run(dumps: &Path, wiki: &str) -> Result<PathBuf> {
     }
     if dates.is_empty() {
         bail!(
-            "corpus {wiki:?}: not an offline corpus ({}), and no dump run of it in {}: {how}",
-            OFFLINE_CORPORA.join(", "),
+            "corpus {wiki:?}: no dump run of it in {}: {how}",
             folder.display()
         );
     }

@@ -5,6 +5,7 @@
 
 pub mod chunks;
 pub mod clue_pages;
+pub mod corpora;
 pub mod count;
 pub mod dump_run;
 pub mod dumps;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::Knowledge;
 use crate::guesser::Guesser;
 pub use crate::guesser::{Guess, GuessParams, guess};
-use crate::legality::{Legality, Lexicon};
+use crate::legality::Lexicon;
 pub use crate::request::{Answer, Request, Suggestion, sort_suggestions};
 pub use crate::strategy::{Strategy, StrategyKind};
 
@@ -243,15 +243,13 @@ pub fn play_observed(
         req.given = given.clone();
         let board_words = board.unrevealed();
         let before = board.clone();
-        let legality = Legality::new(&board_words, lexicon).with_given(&given);
-        let ranked = strategy
-            .suggest(k, &req, &legality)
+        let ranked = crate::answer::ranked(k, lexicon, &req, strategy)
             .with_context(|| format!("game {seed}, turn {}", record.turns.len() + 1))?;
         let mut ranked = ranked.into_iter();
         let clue = match ranked.next() {
             Some(c) => Some(c),
             None => {
-                let c = strategy.fallback(k, &req, &legality)?;
+                let c = strategy.fallback(k, &req, &crate::answer::legality(&req, lexicon))?;
                 record.fallbacks += c.is_some() as usize;
                 c
             }

@@ -208,6 +208,7 @@ mod shown_tests {
     }
 }
 
+pub mod answer;
 pub mod board_model;
 pub mod cluster;
 pub mod game;

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Knowledge;
 use crate::guesser::Guesser;
-use crate::legality::{Legality, Lexicon};
+use crate::legality::Lexicon;
 use crate::request::Request;
 use crate::strategy::Strategy;
 
@@ -33,9 +33,15 @@ pub struct Scenario {
 /// The longest line read: a scenario is a few words, so a longer line is not one.
 const MAX_LINE_BYTES: usize = 64 << 10;
 
-/// The most cards (team and avoid together) of one scenario: a scenario is one board, and a
-/// board has 25. (8,000 team words on one line took herfindahl over 100 s and 1.5 GB.)
-pub const MAX_CARDS: usize = 25;
+/// The board checks' names for a scenario's columns. (A scenario is one board: 8,000 team words
+/// on one line took herfindahl over 100 s and 1.5 GB.)
+const COLUMNS: crate::answer::Names = crate::answer::Names {
+    pos: "team",
+    neg: "avoid",
+    neutral: "neutral",
+    assassin: "assassin",
+    list_hint: "",
+};
 
 /// Reads a scenario file: tab-separated, a header naming at least the columns `id`, `team`,
 /// `avoid` and `clue` (any order), then one scenario a line; `team` and `avoid` are
@@ -113,31 +119,14 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<Scenario>> {
                 path.display()
             );
         }
-        let cards = s.team.len() + s.avoid.len();
-        if cards > MAX_CARDS {
-            bail!(
-                "{}: line {n}: {cards} cards (team and avoid); a scenario is one board, at most \
-                 {MAX_CARDS} cards",
-                path.display()
-            );
-        }
-        // A card has one colour and is on the board once, as `suggest` and the API demand.
-        let mut seen = std::collections::HashMap::new();
-        for (w, column) in s
-            .team
-            .iter()
-            .map(|w| (w, "team"))
-            .chain(s.avoid.iter().map(|w| (w, "avoid")))
-        {
-            if let Some(first) = seen.insert(w.as_str(), column) {
-                bail!(
-                    "{}: line {n}: {} is given twice ({first} and {column}); a card is on the \
-                     board once",
-                    path.display(),
-                    crate::shown(w)
-                );
-            }
-        }
+        // One board, each card on it once, as `suggest` and the API demand.
+        let board = Request {
+            pos: s.team.clone(),
+            neg: s.avoid.clone(),
+            ..Request::default()
+        };
+        crate::answer::check_board(&board, &COLUMNS, Some(crate::answer::MAX_CARDS))
+            .with_context(|| format!("{}: line {n}", path.display()))?;
         out.push(s);
     }
     if header.is_none() {
@@ -271,10 +260,8 @@ pub fn evaluate(
             neg: s.avoid.clone(),
             ..Request::default()
         };
-        let legality = Legality::new(&board, lexicon);
         for st in strategies {
-            let clue = st
-                .suggest(k, &req, &legality)
+            let clue = crate::answer::ranked(k, lexicon, &req, *st)
                 .with_context(|| format!("scenario {}: {}", s.id, st.name()))?
                 .into_iter()
                 .next();
@@ -418,7 +405,7 @@ mod tests {
         std::fs::write(&path, format!("{header}x\t{}\t\tpet\n", words.join(","))).unwrap();
         let e = format!("{:#}", read(&path).unwrap_err());
         assert!(
-            e.contains("line 3") && e.contains("8000 cards") && e.contains("at most 25"),
+            e.contains("line 3") && e.contains("8000 words") && e.contains("at most 25"),
             "{e}"
         );
         // A full board is a scenario.

@@ -680,31 +680,6 @@ pub fn check_covered(words: &[String], terms: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// Fails on a board a user cannot mean: no positive word, or a word given twice (in one list,
-/// or as two colours: the error names both options).
-pub fn check_board(req: &crate::request::Request) -> Result<()> {
-    if req.pos.is_empty() {
-        bail!("--pos is empty: give at least one of your team's words (comma-separated)");
-    }
-    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
-    let all = req
-        .pos
-        .iter()
-        .map(|w| (w.as_str(), "--pos"))
-        .chain(req.neg.iter().map(|w| (w.as_str(), "--neg")))
-        .chain(req.neutral.iter().map(|w| (w.as_str(), "--neutral")))
-        .chain(req.assassin.as_deref().map(|a| (a, "--assassin")));
-    for (w, flag) in all {
-        if let Some(first) = seen.insert(w, flag) {
-            bail!(
-                "{} is given twice ({first} and {flag}); a card has one colour",
-                crate::shown(w)
-            );
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -872,39 +847,5 @@ mod tests {
             e.contains("covers no term") && !e.contains("closest"),
             "{e}"
         );
-    }
-
-    #[test]
-    fn boards_need_a_positive_word_and_no_repeats() {
-        use crate::request::Request;
-        let w = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let board =
-            |pos: &[&str], neg: &[&str], neutral: &[&str], assassin: Option<&str>| Request {
-                pos: w(pos),
-                neg: w(neg),
-                neutral: w(neutral),
-                assassin: assassin.map(String::from),
-                given: Vec::new(),
-            };
-        assert!(
-            check_board(&board(&[], &["a"], &[], None))
-                .unwrap_err()
-                .to_string()
-                .contains("--pos is empty")
-        );
-        let e = check_board(&board(&["a"], &["a"], &[], None))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--pos and --neg"), "{e}");
-        let e = check_board(&board(&["a"], &["b"], &["b"], None))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--neg and --neutral"), "{e}");
-        let e = check_board(&board(&["a"], &[], &["c", "c"], None))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--neutral and --neutral"), "{e}");
-        assert!(check_board(&board(&["a"], &["b"], &[], Some("a"))).is_err());
-        assert!(check_board(&board(&["a"], &["b"], &["d"], Some("c"))).is_ok());
     }
 }

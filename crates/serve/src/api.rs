@@ -21,14 +21,14 @@ use axum::{Json, Router};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use query::game::{Answer, Board, Role, Suggestion};
 use query::legality::{Illegal, Legality, NoLexicon, is_word};
-use query::store_knowledge::{closest, normalize_word};
+use query::store_knowledge::normalize_word;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 
-use crate::engine::{self, Db, Engine, SuggestQuery};
+use crate::engine::{self, BoardError, Db, Engine, SuggestQuery, UnknownWords};
 use crate::game::{Game, Games, MoveError};
 
 /// The largest request body accepted (413 beyond): a full board with every option is < 2 KiB.
@@ -446,39 +446,32 @@ fn no_repeats(lists: &[(&str, &[String])]) -> ApiResult<()> {
 /// 422 naming every word the database cannot score as a card (no stored row, and no word of
 /// its vocabulary), each with the closest words that can be cards, as the CLI's warning does.
 fn covered(db: &Db<'_>, words: &[&String]) -> ApiResult<()> {
-    let unknown_words = db.unknown(words.iter().map(|w| w.as_str()))?;
-    if unknown_words.is_empty() {
+    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    let unknown = db.not_cards(&words)?;
+    if unknown.is_empty() {
         return Ok(());
     }
-    let near = db.card_vocabulary()?;
-    let unknown: Vec<Value> = unknown_words
-        .iter()
-        .map(|w| json!({ "word": w, "closest": closest(w, &near, 5) }))
-        .collect();
-    let names: Vec<String> = unknown
-        .iter()
-        .map(|u| {
-            format!(
-                "{} (closest: {})",
-                shown(u["word"].as_str().unwrap_or_default()),
-                u["closest"]
-                    .as_array()
-                    .map(|a| a
-                        .iter()
-                        .filter_map(|v| v.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "))
-                    .unwrap_or_default()
-            )
-        })
-        .collect();
-    Err(ApiError {
+    Err(unknown_words(&UnknownWords(unknown)))
+}
+
+/// 422 naming the words, with the closest words that can be cards.
+fn unknown_words(u: &UnknownWords) -> ApiError {
+    ApiError {
         status: StatusCode::UNPROCESSABLE_ENTITY,
-        body: json!({
-            "error": format!("not words the database knows (it can score no card of them): {}", names.join("; ")),
-            "unknown": unknown,
-        }),
-    })
+        body: json!({ "error": u.to_string(), "unknown": u.0 }),
+    }
+}
+
+/// The query engine's refusal of a board as the API answers it: 400 for a board no one can
+/// mean, 422 for words the database cannot score; any other failure is the server's (500).
+fn answer_error(e: anyhow::Error) -> ApiError {
+    if let Some(b) = e.downcast_ref::<BoardError>() {
+        return ApiError::bad(b.to_string());
+    }
+    if let Some(u) = e.downcast_ref::<UnknownWords>() {
+        return unknown_words(u);
+    }
+    ApiError::internal(e)
 }
 
 fn strategy(name: Option<&str>) -> ApiResult<query::game::StrategyKind> {
@@ -521,12 +514,9 @@ async fn suggest(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SuggestBody>,
 ) -> ApiResult<Json<Answer>> {
+    // The board's checks (a team card, each card once, at most a board's cards, words the
+    // database can score) are the query engine's, as for `clue-db suggest`.
     let pos = card_words(&b.pos, "pos")?;
-    if pos.is_empty() {
-        return Err(ApiError::bad(
-            "pos is empty: give at least one of your team's words",
-        ));
-    }
     let neg = card_words(&b.neg, "neg")?;
     let neutral = card_words(&b.neutral, "neutral")?;
     let assassin = b
@@ -534,13 +524,6 @@ async fn suggest(
         .as_deref()
         .map(|a| card_word(a, "assassin"))
         .transpose()?;
-    let assassin_list: Vec<String> = assassin.iter().cloned().collect();
-    no_repeats(&[
-        ("pos", &pos),
-        ("neg", &neg),
-        ("neutral", &neutral),
-        ("assassin", &assassin_list),
-    ])?;
     let top = b.top.unwrap_or(5);
     if !(1..=MAX_TOP).contains(&top) {
         return Err(ApiError::bad(format!(
@@ -573,13 +556,6 @@ async fn suggest(
         }
     }
     let strategy = strategy(b.strategy.as_deref())?;
-    let all: Vec<&String> = pos
-        .iter()
-        .chain(&neg)
-        .chain(&neutral)
-        .chain(&assassin_list)
-        .collect();
-    let all: Vec<String> = all.into_iter().cloned().collect();
     let q = SuggestQuery {
         pos,
         neg,
@@ -590,11 +566,7 @@ async fn suggest(
         top,
         assassin_margin: margin,
     };
-    let mut answer = blocking(&state, move |_, db| {
-        covered(db, &all.iter().collect::<Vec<_>>())?;
-        Ok(db.suggest(&q)?)
-    })
-    .await?;
+    let mut answer = blocking(&state, move |_, db| db.suggest(&q).map_err(answer_error)).await?;
     if answer.clue.is_none() {
         warnings.push(
             "no safe clue: every candidate scores at least as high with a card to avoid"
@@ -846,7 +818,7 @@ fn deal_clue(db: &Db<'_>, game: &mut Game) -> ApiResult<()> {
         top: 1,
         assassin_margin: None,
     };
-    let a = db.suggest(&q)?;
+    let a = db.suggest(&q).map_err(answer_error)?;
     let clue = a.clue.map(|clue| Suggestion {
         clue,
         count: a.count,

@@ -16,9 +16,10 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use query::Knowledge;
-use query::game::{self, Answer, Board, GuessParams, Request, Strategy, StrategyKind};
+use query::answer;
+pub use query::answer::{BoardError, Unknown, UnknownWords};
+use query::game::{self, Answer, Board, GuessParams, Request, StrategyKind};
 use query::guesser::{Guesser, OwnGuesser};
-use query::legality::Legality;
 use query::store_knowledge::{Explained, KnowledgeCache, StoreKnowledge};
 use query::strategy::Margins;
 use store::Store;
@@ -274,7 +275,9 @@ impl Db<'_> {
         &self.snapshot.terms
     }
 
-    /// What `clue-db suggest --json` answers for this board.
+    /// What `clue-db suggest --json` answers for this board ([`query::answer::answer`]), in
+    /// the API's names; a board no one can mean is a [`BoardError`], one with words the
+    /// database cannot score an [`UnknownWords`].
     pub fn suggest(&self, q: &SuggestQuery) -> Result<Answer> {
         let req = Request {
             pos: q.pos.clone(),
@@ -287,11 +290,7 @@ impl Db<'_> {
             assassin: q.assassin_margin,
             ..Margins::default()
         });
-        let k = self.knowledge();
-        let board = req.board_words();
-        let legality = Legality::new(&board, k.lexicon()).with_given(&req.given);
-        let ranked = strategy.suggest(&k, &req, &legality)?;
-        Ok(Answer::new(strategy.name(), ranked))
+        answer::answer(&self.knowledge(), &req, &answer::Options::api(strategy))
     }
 
     /// The evidence behind the clue's score with each term, and the set network's view of them
@@ -332,6 +331,12 @@ impl Db<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// The words of `words` the database cannot score as a card, each with the closest words
+    /// that can be ([`query::answer::not_cards`]).
+    pub fn not_cards(&self, words: &[String]) -> Result<Vec<Unknown>> {
+        Ok(answer::not_cards(&self.knowledge(), words)?.0)
     }
 
     /// Whether any vocabulary word can be a card here, not only the stored card words.

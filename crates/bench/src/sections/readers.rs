@@ -27,14 +27,17 @@ pub struct Sources {
 
 impl Sources {
     pub fn of(data: &Path) -> Sources {
+        // The corpora's files as the pipeline names them (`pipeline::corpora`).
+        let corpus = |name: &str| {
+            pipeline::corpora::offline(name)
+                .expect("an offline corpus")
+                .path(data)
+        };
         Sources {
-            wikispeedia: data.join("wikispeedia"),
-            enwiki: data.join(
-                "enwiki-sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
-            ),
+            wikispeedia: corpus("wikispeedia"),
+            enwiki: corpus("enwiki-sample"),
             tables: data.join("enwiki-sample/enwiki-table-markup.xml.bz2"),
-            extractor: data
-                .join("enwiki-2015-wikiextractor/enwiki-20150515-wikiextractor-ids12-60633.txt.xz"),
+            extractor: corpus("enwiki-2015-wikiextractor"),
             sql: data.join("sql-sample"),
         }
     }

@@ -213,6 +213,102 @@ fn suggest_answers_what_the_cli_prints_with_warnings_after() {
     assert_ne!(next["clue"].as_str(), Some(clue.as_str()));
 }
 
+/// Issue 47: one function of `query` answers a board for the CLI and the server. The same board
+/// (team, opponents, a bystander, the assassin, a clue given) through `clue-db suggest --json`
+/// and `/api/suggest` gets the same answer, byte for byte, with every strategy; a board no one
+/// can mean is refused by both with one message in each one's names; a word the database does
+/// not know is a warning on the command line and a 422 from the server, naming the same closest
+/// words.
+#[test]
+fn one_board_through_the_cli_and_the_server_gets_the_same_answer() {
+    let mut s = Served::start(db());
+    let (neg, neutral) = (&NEG[..3], NEG[3]);
+    for strategy in query::strategy::STRATEGIES {
+        let cli = crate::query::query(&[
+            "suggest",
+            "--pos",
+            &POS.join(","),
+            "--neg",
+            &neg.join(","),
+            "--neutral",
+            neutral,
+            "--assassin",
+            ASSASSIN,
+            "--given",
+            "fruit",
+            "--strategy",
+            strategy,
+            "--top",
+            "4",
+            "--json",
+        ])
+        .ok();
+        let r = post(
+            &s,
+            "/api/suggest",
+            json!({"pos": POS, "neg": neg, "neutral": [neutral], "assassin": ASSASSIN,
+                   "given": ["fruit"], "strategy": strategy, "top": 4}),
+        );
+        let v = expect(&r, 200);
+        if v["clue"].is_null() {
+            // The server alone says why the page shows no clue.
+            let mut v = v.clone();
+            v["warnings"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|w| !w.as_str().is_some_and(|w| w.starts_with("no safe clue")));
+            assert_eq!(v, cli.json(), "{strategy}");
+        } else {
+            assert_eq!(r.text(), cli.stdout.trim_end(), "{strategy}");
+            assert_ne!(
+                v["clue"], "fruit",
+                "{strategy}: a given clue is never said again"
+            );
+        }
+    }
+    // A card of two colours: refused by both, in each one's names.
+    let cli = crate::query::query(&["suggest", "--pos", "apple,fire", "--neg", "fire"]).failed();
+    let v = expect_error(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": ["apple", "fire"], "neg": ["fire"]}),
+        ),
+        400,
+    );
+    let api = v["error"].as_str().unwrap();
+    assert_eq!(
+        api.replace("(pos and neg)", "(--pos and --neg)"),
+        "\"fire\" is given twice (--pos and --neg); a card has one colour"
+    );
+    assert!(
+        cli.stderr
+            .contains("\"fire\" is given twice (--pos and --neg); a card has one colour"),
+        "{}",
+        cli.stderr
+    );
+    // A word the database does not know.
+    let cli = crate::query::query(&["suggest", "--pos", "applle,moon", "--json"]).ok();
+    let warning = cli.json()["warnings"][0].as_str().unwrap().to_string();
+    let v = expect_error(
+        &post(&s, "/api/suggest", json!({"pos": ["applle", "moon"]})),
+        422,
+    );
+    assert_eq!(v["unknown"][0]["word"], "applle", "{v}");
+    let closest: Vec<&str> = v["unknown"][0]["closest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(3)
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warning.contains(&format!("(closest: {})", closest.join(", "))),
+        "{warning} / {v}"
+    );
+    s.assert_alive();
+}
+
 #[test]
 fn explain_and_guess_answer_like_the_cli() {
     let s = Served::start(db());

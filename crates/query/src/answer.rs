@@ -1,0 +1,389 @@
+//! One way to answer a board, for every front end: `clue-db suggest`, the server's
+//! `/api/suggest` and its play mode, the benchmark ([`answer`]), and the games of `play`,
+//! `eval` and the scenarios ([`ranked`]). The board checks (an empty team, a card given twice,
+//! more cards than a board holds, words no strategy can score) are here once, so the CLI and the
+//! server cannot drift apart; each front end only names its fields ([`Names`]).
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::Knowledge;
+use crate::legality::{Legality, Lexicon};
+use crate::request::{Answer, Request, Suggestion};
+use crate::store_knowledge::{StoreKnowledge, closest};
+use crate::strategy::{Strategy, StrategyKind};
+
+/// The most cards a board holds (a Codenames board is 5 × 5).
+pub const MAX_CARDS: usize = 25;
+
+/// How many close words an unknown word is named with (a warning names the first three).
+const CLOSEST: usize = 5;
+
+/// How a front end names a board's lists in its messages.
+#[derive(Debug, Clone, Copy)]
+pub struct Names {
+    pub pos: &'static str,
+    pub neg: &'static str,
+    pub neutral: &'static str,
+    pub assassin: &'static str,
+    /// Said after "give at least one of your team's words" (how to give several).
+    pub list_hint: &'static str,
+}
+
+/// The command line's names (`clue-db suggest --pos …`).
+pub const FLAGS: Names = Names {
+    pos: "--pos",
+    neg: "--neg",
+    neutral: "--neutral",
+    assassin: "--assassin",
+    list_hint: " (comma-separated)",
+};
+
+/// The JSON API's names (`{"pos": […]}`).
+pub const FIELDS: Names = Names {
+    pos: "pos",
+    neg: "neg",
+    neutral: "neutral",
+    assassin: "assassin",
+    list_hint: "",
+};
+
+/// A board no one can mean: no team card, a card given twice, more cards than a board holds.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BoardError(pub String);
+
+/// A board word the strategy cannot score as a card, with the closest words it can (none for a
+/// word longer than any card).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unknown {
+    pub word: String,
+    pub closest: Vec<String>,
+}
+
+/// The board's unknown words, when the caller refuses to answer with them ([`OnUnknown`]).
+#[derive(Debug, thiserror::Error)]
+#[error("not words the database knows (it can score no card of them): {}", names(.0))]
+pub struct UnknownWords(pub Vec<Unknown>);
+
+fn names(unknown: &[Unknown]) -> String {
+    unknown
+        .iter()
+        .map(|u| {
+            format!(
+                "{} (closest: {})",
+                crate::shown(&u.word),
+                u.closest.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// What to do with board words the strategy cannot score: answer with a warning each (the
+/// CLI: they are never targets, and as cards to avoid they count as risks), or refuse the board
+/// (the server: a person at a page fixes the word).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnUnknown {
+    Warn,
+    Refuse,
+}
+
+/// How to answer: the strategy (with its `top` and margins), the caller's names for the board's
+/// lists, what to do with unknown words, the most cards a board may hold (none on the command
+/// line: a board of every covered term is how one asks whether any clue is safe).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub strategy: StrategyKind,
+    pub names: Names,
+    pub on_unknown: OnUnknown,
+    pub max_cards: Option<usize>,
+}
+
+impl Options {
+    /// The command line's (`clue-db suggest`, the benchmark): lists named by their flags, a
+    /// warning for each unknown word.
+    pub fn command_line(strategy: StrategyKind) -> Options {
+        Options {
+            strategy,
+            names: FLAGS,
+            on_unknown: OnUnknown::Warn,
+            max_cards: None,
+        }
+    }
+
+    /// The JSON API's: lists named by their fields, unknown words refused.
+    pub fn api(strategy: StrategyKind) -> Options {
+        Options {
+            strategy,
+            names: FIELDS,
+            on_unknown: OnUnknown::Refuse,
+            max_cards: Some(MAX_CARDS),
+        }
+    }
+}
+
+/// What a warning says an unknown board word becomes in an answer.
+pub const UNKNOWN_CARD: &str = "it is never a target, and as a card to avoid it counts as a risk";
+
+/// The answer to a board: the checks, the strategy's ranked clues, and a warning for each board
+/// word the strategy cannot score (or [`UnknownWords`] with [`OnUnknown::Refuse`]). Errors that
+/// are the board's are a [`BoardError`] or [`UnknownWords`] (the server's 400 and 422).
+pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answer> {
+    check_board(req, &opts.names, opts.max_cards)?;
+    let board = req.board_words();
+    let (unknown, knows_none) = unknown_cards(k, &board, &opts.strategy)?;
+    let warnings = match opts.on_unknown {
+        OnUnknown::Refuse if !unknown.is_empty() => return Err(UnknownWords(unknown).into()),
+        _ => warnings(&unknown, knows_none, UNKNOWN_CARD),
+    };
+    let ranked = ranked(k, k.lexicon(), req, &opts.strategy)?;
+    let mut answer = Answer::new(opts.strategy.name(), ranked);
+    answer.warnings = warnings;
+    Ok(answer)
+}
+
+/// The clues that may be said on a board: no board word or form of one (by `lexicon`), no clue
+/// given before.
+pub fn legality<'l>(req: &Request, lexicon: &'l dyn Lexicon) -> Legality<'l> {
+    Legality::new(&req.board_words(), lexicon).with_given(&req.given)
+}
+
+/// A strategy's clues for a board, best first, under the board's [`legality`]: what every
+/// answer and every game turn asks of a strategy.
+pub fn ranked(
+    k: &dyn Knowledge,
+    lexicon: &dyn Lexicon,
+    req: &Request,
+    strategy: &dyn Strategy,
+) -> Result<Vec<Suggestion>> {
+    strategy.suggest(k, req, &legality(req, lexicon))
+}
+
+/// Fails on a board a user cannot mean: no team card, more than `max_cards` cards, or a word
+/// given twice (in one list, or as two colours: the message names both lists).
+pub fn check_board(
+    req: &Request,
+    names: &Names,
+    max_cards: Option<usize>,
+) -> Result<(), BoardError> {
+    if req.pos.is_empty() {
+        return Err(BoardError(format!(
+            "{} is empty: give at least one of your team's words{}",
+            names.pos, names.list_hint
+        )));
+    }
+    let cards = req.pos.len() + req.neg.len() + req.neutral.len() + req.assassin.iter().count();
+    if let Some(max) = max_cards
+        && cards > max
+    {
+        return Err(BoardError(format!(
+            "the board has {cards} words; a board has at most {max} cards"
+        )));
+    }
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let all = req
+        .pos
+        .iter()
+        .map(|w| (w.as_str(), names.pos))
+        .chain(req.neg.iter().map(|w| (w.as_str(), names.neg)))
+        .chain(req.neutral.iter().map(|w| (w.as_str(), names.neutral)))
+        .chain(req.assassin.as_deref().map(|a| (a, names.assassin)));
+    for (w, list) in all {
+        if let Some(first) = seen.insert(w, list) {
+            let why = if first == list {
+                "a card is on the board once"
+            } else {
+                "a card has one colour"
+            };
+            return Err(BoardError(format!(
+                "{} is given twice ({first} and {list}); {why}",
+                crate::shown(w)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The words of `board` the strategy cannot score as cards, each with the closest words it can,
+/// and whether it can score none at all: for the relatedness strategies [`not_cards`], for
+/// threshold and herfindahl the words that are no covered term.
+pub fn unknown_cards(
+    k: &StoreKnowledge,
+    board: &[String],
+    strategy: &StrategyKind,
+) -> Result<(Vec<Unknown>, bool)> {
+    match strategy {
+        StrategyKind::Relatedness(_) | StrategyKind::Setnet(_) => not_cards(k, board),
+        _ => {
+            let terms = k.store().terms()?;
+            Ok((unknown_words(board, &terms), terms.is_empty()))
+        }
+    }
+}
+
+/// The words of `board` that are no card of the relatedness strategies (no stored row, and no
+/// vocabulary word: [`StoreKnowledge::is_card`]), each with the closest words that are, and
+/// whether no word is.
+pub fn not_cards(k: &StoreKnowledge, board: &[String]) -> Result<(Vec<Unknown>, bool)> {
+    let mut unknown = Vec::new();
+    for w in board {
+        if !k.is_card(w)? {
+            unknown.push(w.clone());
+        }
+    }
+    if unknown.is_empty() {
+        return Ok((Vec::new(), false));
+    }
+    let near = k.card_vocabulary()?;
+    Ok((unknown_words(&unknown, &near), near.is_empty()))
+}
+
+/// The words of `words` not in `known`, each with the closest known words. A long word is
+/// compared with no known word: no card is that long, and edit distances to it would take long.
+pub fn unknown_words(words: &[String], known: &[String]) -> Vec<Unknown> {
+    let set: std::collections::HashSet<&String> = known.iter().collect();
+    words
+        .iter()
+        .filter(|w| !set.contains(w))
+        .map(|w| Unknown {
+            word: w.clone(),
+            closest: if w.chars().count() > crate::SHOWN_CHARS {
+                Vec::new()
+            } else {
+                closest(w, known, CLOSEST)
+                    .into_iter()
+                    .map(String::from)
+                    .collect()
+            },
+        })
+        .collect()
+}
+
+/// A warning for each unknown word, naming the closest known words (or, when the database
+/// knows none, the command that fills it) and then `what_then` (what the command does with it).
+pub fn warnings(unknown: &[Unknown], knows_none: bool, what_then: &str) -> Vec<String> {
+    unknown
+        .iter()
+        .map(|u| {
+            let shown = crate::shown(&u.word);
+            let hint = if u.word.chars().count() > crate::SHOWN_CHARS {
+                String::new()
+            } else if knows_none {
+                " (it knows no word: run `clue-db pipeline all`)".to_string()
+            } else {
+                let near: Vec<&str> = u.closest.iter().take(3).map(String::as_str).collect();
+                format!(" (closest: {})", near.join(", "))
+            };
+            format!("{shown} is not a word the database knows{hint}: {what_then}")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn unknown_words_are_named_with_the_closest_known_ones() {
+        let known = words(&["apple", "apply", "bank", "band"]);
+        let board = words(&["apple", "aple", "bank"]);
+        let w = warnings(
+            &unknown_words(&board, &known),
+            false,
+            "it is never a target",
+        );
+        assert_eq!(
+            w,
+            [
+                "\"aple\" is not a word the database knows (closest: apple, apply, band): it is never a target"
+            ]
+        );
+        // A long word: its start and length, no distances.
+        let long = "x".repeat(120_000);
+        let u = unknown_words(std::slice::from_ref(&long), &known);
+        assert!(u[0].closest.is_empty());
+        let w = warnings(&u, false, "then");
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].len() < 200 && w[0].contains("(120000 characters)"),
+            "{}",
+            w[0]
+        );
+        assert!(!w[0].contains("closest"), "{}", w[0]);
+        // A database that knows no word says so.
+        let w = warnings(&unknown_words(&board[..1], &[]), true, "then");
+        assert!(
+            w[0].contains("knows no word") && !w[0].contains("closest"),
+            "{}",
+            w[0]
+        );
+        assert!(unknown_words(&board[..1], &known).is_empty());
+    }
+
+    #[test]
+    fn boards_no_one_can_mean_are_refused_in_the_callers_names() {
+        let req = |pos: &[&str], neg: &[&str], assassin: Option<&str>| Request {
+            pos: words(pos),
+            neg: words(neg),
+            assassin: assassin.map(String::from),
+            ..Request::default()
+        };
+        let err = |r: &Request, n: &Names| check_board(r, n, Some(MAX_CARDS)).unwrap_err().0;
+        assert!(err(&req(&[], &["fire"], None), &FLAGS).starts_with("--pos is empty"));
+        assert!(err(&req(&[], &["fire"], None), &FIELDS).starts_with("pos is empty"));
+        assert_eq!(
+            err(&req(&["apple", "fire"], &["fire"], None), &FLAGS),
+            "\"fire\" is given twice (--pos and --neg); a card has one colour"
+        );
+        assert_eq!(
+            err(&req(&["apple"], &[], Some("apple")), &FIELDS),
+            "\"apple\" is given twice (pos and assassin); a card has one colour"
+        );
+        assert_eq!(
+            err(&req(&["apple", "apple"], &[], None), &FIELDS),
+            "\"apple\" is given twice (pos and pos); a card is on the board once"
+        );
+        let many: Vec<String> = (0..26).map(|i| format!("w{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(err(&req(&many, &[], None), &FIELDS).contains("26 words"));
+        assert!(check_board(&req(&many[..25], &[], None), &FLAGS, Some(MAX_CARDS)).is_ok());
+    }
+
+    #[test]
+    fn boards_need_a_positive_word_and_no_repeats() {
+        let w = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let board =
+            |pos: &[&str], neg: &[&str], neutral: &[&str], assassin: Option<&str>| Request {
+                pos: w(pos),
+                neg: w(neg),
+                neutral: w(neutral),
+                assassin: assassin.map(String::from),
+                given: Vec::new(),
+            };
+        assert!(
+            check_board(&board(&[], &["a"], &[], None), &FLAGS, None)
+                .unwrap_err()
+                .to_string()
+                .contains("--pos is empty")
+        );
+        let e = check_board(&board(&["a"], &["a"], &[], None), &FLAGS, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--pos and --neg"), "{e}");
+        let e = check_board(&board(&["a"], &["b"], &["b"], None), &FLAGS, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--neg and --neutral"), "{e}");
+        let e = check_board(&board(&["a"], &[], &["c", "c"], None), &FLAGS, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--neutral and --neutral"), "{e}");
+        assert!(check_board(&board(&["a"], &["b"], &[], Some("a")), &FLAGS, None).is_err());
+        assert!(check_board(&board(&["a"], &["b"], &["d"], Some("c")), &FLAGS, None).is_ok());
+    }
+}
