@@ -61,7 +61,7 @@ pub fn page_chunks(text: &str, tagger: &Tagger, inflector: &Inflector) -> PageCh
                     .and_then(|s| analysis.text.get(s.range.clone()));
                 if let Some(s) = sentence {
                     out.excerpts
-                        .insert(c.root.clone(), crate::count::excerpt(s));
+                        .insert(c.root.clone(), crate::shared::excerpt(s));
                 }
             }
             *out.roots.entry(c.root).or_default() += 1;

@@ -41,15 +41,6 @@ pub fn term_forms(
         .collect()
 }
 
-/// A sentence as evidence: white space collapsed, cut at [`EXCERPT_CHARS`].
-pub fn excerpt(sentence: &str) -> String {
-    let collapsed = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
-    match collapsed.char_indices().nth(EXCERPT_CHARS) {
-        Some((cut, _)) => format!("{}…", &collapsed[..cut]),
-        None => collapsed,
-    }
-}
-
 /// The forms of terms of a language other than English: each term and its synonyms as
 /// written, and their stems.
 pub fn stemmed_term_forms(
@@ -90,7 +81,7 @@ fn counts_of(page_id: u64, analysis: text::Analysis<'_>, index: &TermIndex) -> V
             count: c.count as u64,
             pos: c.pos.map(|p| p.as_str().to_string()),
             entity: c.entity,
-            excerpt: analysis.text.get(c.excerpt).map(excerpt),
+            excerpt: analysis.text.get(c.excerpt).map(crate::shared::excerpt),
         })
         .collect()
 }
@@ -191,8 +182,14 @@ mod tests {
 
     #[test]
     fn excerpts_are_collapsed_and_cut() {
-        assert_eq!(excerpt("  An   apple\n a day. "), "An apple a day.");
+        assert_eq!(
+            crate::shared::excerpt("  An   apple\n a day. "),
+            "An apple a day."
+        );
         let long = "a ".repeat(500);
-        assert_eq!(excerpt(&long).chars().count(), EXCERPT_CHARS + 1);
+        assert_eq!(
+            crate::shared::excerpt(&long).chars().count(),
+            EXCERPT_CHARS + 1
+        );
     }
 }

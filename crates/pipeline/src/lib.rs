@@ -16,6 +16,7 @@ pub mod progress;
 pub mod relatedness;
 pub mod scores;
 pub mod setnet;
+pub mod shared;
 mod sql_tables;
 pub mod term_pages;
 pub mod terms;

@@ -548,7 +548,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
             continue;
         }
         if let Some((page, n, sentence)) = &meetings.best[p_idx] {
-            let excerpt = crate::count::excerpt(sentence);
+            let excerpt = crate::shared::excerpt(sentence);
             build.insert_meeting(
                 &rel.cards[ti].0,
                 clue_words[j].0,
@@ -561,7 +561,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     build.commit()?;
     pb.finish_and_clear();
     times.push(("seconds_write", t.elapsed().as_secs_f64()));
-    crate::scores::refresh_inflections(build)?;
+    crate::shared::refresh_inflections(build)?;
 
     let unseen: Vec<&str> = rel
         .cards
