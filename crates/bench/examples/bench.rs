@@ -1,6 +1,6 @@
 //! `make bench`: reader throughput, pipeline stage times and peak memory, PageRank speed,
-//! `suggest` latency, and `clue-db serve` throughput (alone, and beside idle half-sent
-//! connections, with its peak memory): the four sections of [`bench::sections`].
+//! `suggest` latency, and `clue-db serve` throughput (alone, beside idle half-sent connections,
+//! with its peak memory, and beside connections sending half a body): the four sections of [`bench::sections`].
 //!
 //! It prints tables only, and writes nothing outside one temporary folder, removed on exit (also
 //! on failure, Ctrl-C and SIGTERM, which end its child processes first). It drives the release
@@ -40,6 +40,10 @@ struct Args {
     /// Idle half-sent connections held beside the serve load (section 4).
     #[arg(long, env = "BENCH_IDLE", default_value_t = 300)]
     idle: usize,
+    /// Connections held beside the serve load (section 4) that sent a head announcing a body of
+    /// 1,000 bytes and part of it.
+    #[arg(long, env = "BENCH_HALF_BODIES", default_value_t = 600)]
+    half_bodies: usize,
     /// Concurrent clients of the serve load, each on one kept-alive connection.
     #[arg(long, env = "BENCH_CLIENTS", default_value_t = 8)]
     clients: usize,
@@ -76,7 +80,8 @@ enum Section {
     /// 3: `suggest` latency, in one process and as whole processes.
     #[value(alias = "3")]
     Query,
-    /// 4: `clue-db serve` under load, then beside idle half-sent connections.
+    /// 4: `clue-db serve` under load, then beside idle half-sent connections, then beside
+    /// connections sending half a body.
     #[value(alias = "4")]
     Serve,
 }
@@ -91,8 +96,8 @@ fn check(a: &Args) -> Result<()> {
     if a.clients == 0 || !(a.seconds > 0.0 && a.seconds <= 600.0) {
         bail!("--clients must be 1 or more, --seconds in (0, 600]");
     }
-    if a.idle > 10_000 {
-        bail!("--idle {}: at most 10,000", a.idle);
+    if a.idle > 10_000 || a.half_bodies > 10_000 {
+        bail!("--idle and --half-bodies: at most 10,000 each");
     }
     if a.sections.is_empty() {
         bail!("--sections: give at least one of readers, pipeline, query, serve");
@@ -160,6 +165,7 @@ fn run(a: Args) -> Result<()> {
             seed: a.seed,
             ms_repeat: a.ms_repeat,
             idle: a.idle,
+            half_bodies: a.half_bodies,
             clients: a.clients,
             seconds: a.seconds,
         },

@@ -29,7 +29,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 10.0, value_parser = positive_seconds)]
     client_timeout: f64,
     /// The most connections at once (lowered to fit the limit of open files). At the cap, the
-    /// connection idle the longest (no request in flight) is closed to make room.
+    /// connection that has waited for its client the longest (idle, or a head or a body still
+    /// arriving) is closed to make room.
     #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
     /// The shared data folder, whose word-lists/ the page offers for new games (Codenames
@@ -86,9 +87,11 @@ pub fn serve(a: ServeArgs) -> Result<()> {
     })?;
     let url = server.url();
     if !server.is_loopback() {
-        // Said at start, not only in --help: whoever can reach this address can use the server.
+        // Said at start, not only in --help: whoever can reach this address can use the server,
+        // and so can a page whose domain is re-pointed at this machine (DNS rebinding): the
+        // server cannot know the names the machine goes by, so it checks none.
         eprintln!(
-            "clue-db serve: warning: listening on {}, which other machines can reach; the server has no authentication (keep --host 127.0.0.1 unless the network is yours)",
+            "clue-db serve: warning: listening on {}, which other machines can reach; the server has no authentication, and it answers any name in Host, so a page of another site whose name is pointed at this machine can use it too (keep --host 127.0.0.1 unless the network is yours)",
             a.host
         );
     }

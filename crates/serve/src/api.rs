@@ -118,51 +118,84 @@ fn is_loopback_host(host: &str, bound: SocketAddr) -> bool {
     port_ok && (["localhost", "127.0.0.1", "[::1]"].contains(&name) || name == own)
 }
 
-/// Refuses what a page of another site could make the browser send. A server bound to a
+/// Refuses what a page of another site could make the browser send ([`foreign`]).
+async fn same_origin(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    match foreign(req.headers(), req.uri(), state.addr, state.loopback) {
+        Some(e) => e.into_response(),
+        None => next.run(req).await,
+    }
+}
+
+/// Why a request could come from a page of another site, if it could. A server bound to a
 /// loopback address answers only requests whose `Host` is a loopback name with its port: a
 /// page whose domain an attacker re-points at 127.0.0.1 (DNS rebinding) sends its own domain.
 /// And a request whose `Origin` is not this server's own (`http://` + its `Host`) is refused
 /// whatever the address, so another site's page cannot drive the API through the browser.
-async fn same_origin(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    let host = req
-        .headers()
+/// Each is checked whole (issue 46): a second `Host` or `Origin` is refused, not ignored, and
+/// a target in absolute form (`GET http://host/…`, whose host HTTP says replaces `Host`) must
+/// name the `Host`.
+fn foreign(
+    headers: &HeaderMap,
+    uri: &axum::http::Uri,
+    bound: SocketAddr,
+    loopback: bool,
+) -> Option<ApiError> {
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return Some(ApiError::bad(
+            "more than one Host header: a request names one host",
+        ));
+    }
+    let host = headers
         .get(header::HOST)
         .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned());
-    if state.loopback
-        && !host
-            .as_deref()
-            .is_some_and(|h| is_loopback_host(h, state.addr))
-    {
+    if let Some(target) = uri.authority() {
+        let same = uri.scheme_str() == Some("http")
+            && host
+                .as_deref()
+                .is_some_and(|h| h.eq_ignore_ascii_case(target.as_str()));
+        if !same {
+            return Some(ApiError::bad(format!(
+                "the request's target {} names another host than its Host ({}): send the path alone",
+                shown(&uri.to_string()),
+                host.as_deref().map_or("none".to_string(), shown)
+            )));
+        }
+    }
+    if loopback && !host.as_deref().is_some_and(|h| is_loopback_host(h, bound)) {
         let named = host
             .as_deref()
             .map_or("no Host".to_string(), |h| format!("Host {}", shown(h)));
-        return ApiError::new(
+        return Some(ApiError::new(
             StatusCode::MISDIRECTED_REQUEST,
             format!(
                 "{named}: this server answers to localhost:{port}, 127.0.0.1:{port} or [::1]:{port} only (another name may be a page of another site reaching it through DNS rebinding)",
-                port = state.addr.port()
+                port = bound.port()
             ),
-        )
-        .into_response();
+        ));
     }
-    if let Some(origin) = req.headers().get(header::ORIGIN) {
+    if headers.get_all(header::ORIGIN).iter().nth(1).is_some() {
+        return Some(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "more than one Origin header: a request comes from one page",
+        ));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = String::from_utf8_lossy(origin.as_bytes());
         let own = host.as_deref().map(|h| format!("http://{h}"));
         if !own
             .as_deref()
             .is_some_and(|o| o.eq_ignore_ascii_case(&origin))
         {
-            return ApiError::new(
+            return Some(ApiError::new(
                 StatusCode::FORBIDDEN,
                 format!(
                     "Origin {} is not this server's page: requests from another site's page are refused",
                     shown(&origin)
                 ),
-            )
-            .into_response();
+            ));
         }
     }
-    next.run(req).await
+    None
 }
 
 /// An error answer that also closes the connection: the rest of the request's body is not
@@ -973,6 +1006,71 @@ mod tests {
         let v6: SocketAddr = "[::1]:9000".parse().unwrap();
         assert!(is_loopback_host("[::1]:9000", v6));
         assert!(!is_loopback_host("[::1]:9001", v6));
+    }
+
+    /// The status [`foreign`] answers a request with these headers, to `target`, on a server
+    /// bound to 127.0.0.1:8080 (`loopback`) or to every address; 200 when it lets it through.
+    fn verdict(loopback: bool, target: &str, headers: &[(&str, &str)]) -> u16 {
+        let mut map = HeaderMap::new();
+        for (k, v) in headers {
+            map.append(
+                axum::http::HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        let uri: axum::http::Uri = target.parse().unwrap();
+        let bound: SocketAddr = if loopback {
+            "127.0.0.1:8080".parse().unwrap()
+        } else {
+            "0.0.0.0:8080".parse().unwrap()
+        };
+        foreign(&map, &uri, bound, loopback).map_or(200, |e| e.status.as_u16())
+    }
+
+    #[test]
+    fn a_second_host_or_origin_or_another_target_host_is_refused() {
+        let own = ("Host", "127.0.0.1:8080");
+        let page = ("Origin", "http://127.0.0.1:8080");
+        assert_eq!(verdict(true, "/api/info", &[own]), 200);
+        assert_eq!(verdict(true, "/api/info", &[own, page]), 200);
+        assert_eq!(
+            verdict(true, "/api/info", &[("Host", "evil.example:8080")]),
+            421
+        );
+        // Issue 46: only the first of each header was looked at, and the target not at all.
+        for loopback in [true, false] {
+            for headers in [
+                &[own, ("Host", "evil.example:8080")][..],
+                &[own, ("host", "evil.example:8080")],
+            ] {
+                assert_eq!(verdict(loopback, "/api/info", headers), 400, "{headers:?}");
+            }
+            assert_eq!(
+                verdict(
+                    loopback,
+                    "/api/info",
+                    &[own, page, ("Origin", "http://evil.example")]
+                ),
+                403
+            );
+            for target in [
+                "http://evil.example:8080/api/info",
+                "http://localhost:8080/api/info",
+                "https://127.0.0.1:8080/api/info",
+            ] {
+                assert_eq!(verdict(loopback, target, &[own]), 400, "{target}");
+            }
+            // The target naming the Host's name is the same request.
+            assert_eq!(
+                verdict(loopback, "http://127.0.0.1:8080/api/info", &[own]),
+                200
+            );
+        }
+        // Bound to every address, any one name is served.
+        assert_eq!(
+            verdict(false, "/api/info", &[("Host", "clue-db.lan:8080")]),
+            200
+        );
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub struct Settings {
     pub ms_repeat: usize,
     /// Idle half-sent connections beside the serve load (`BENCH_IDLE`).
     pub idle: usize,
+    /// Connections sending half a body beside the serve load (`BENCH_HALF_BODIES`).
+    pub half_bodies: usize,
     /// Concurrent clients of the serve load (`BENCH_CLIENTS`).
     pub clients: usize,
     /// Seconds of serve load (`BENCH_SECONDS`).

@@ -1,8 +1,9 @@
 //! Section 4: `clue-db serve` under load. The server is started on a free loopback port, then
 //! the load generator `crates/serve/examples/load.rs` posts seeded boards to `/api/suggest` from
 //! concurrent kept-alive clients, once per strategy, then once more beside idle connections that
-//! sent half a request head (issue 22's attack), with the server's peak memory. The server is
-//! ended when the section ends, however it ends.
+//! sent half a request head (issue 22's attack), with the server's peak memory, and once more
+//! beside connections that sent a whole head and half its body (issue 46, item 5). The server
+//! is ended when the section ends, however it ends.
 
 use super::{Ctx, STRATEGIES, section};
 use crate::proc;
@@ -26,8 +27,8 @@ pub fn run(ctx: &Ctx, db: &Path) -> Result<()> {
     let s = &ctx.settings;
     section(&format!(
         "4. Serve: `clue-db serve`, POST /api/suggest under concurrent clients, then beside {} \
-         idle half-sent connections",
-        s.idle
+         idle half-sent connections, then beside {} sending half a body",
+        s.idle, s.half_bodies
     ));
     let load = ctx.example("load", "serve")?;
     let log = ctx.tmp("serve.log");
@@ -81,6 +82,14 @@ pub fn run(ctx: &Ctx, db: &Path) -> Result<()> {
     let mut c = generator(STRATEGIES[0]);
     c.args(["--idle", &s.idle.to_string()])
         .args(["--server-pid", &server.pid().to_string()]);
+    proc::run(&mut c, &ctx.tmp("load.log"))?;
+    println!(
+        "\nbeside {} connections that sent a head announcing a body of 1,000 bytes and part of \
+         it (the server's body deadline is 10 s):",
+        s.half_bodies
+    );
+    let mut c = generator(STRATEGIES[0]);
+    c.args(["--half-bodies", &s.half_bodies.to_string()]);
     proc::run(&mut c, &ctx.tmp("load.log"))?;
     drop(server);
     Ok(())
