@@ -57,13 +57,16 @@ fn lines(path: &Path) -> Result<Vec<(usize, String)>> {
     Ok(out)
 }
 
-/// The card words, lower-case, in file order, without duplicates.
+/// The card words, lower-case, in file order, without duplicates; a hyphen is a space, as a
+/// board's words are read (`query::store_knowledge::normalize_word`): Deep Undercover's `G-SPOT`
+/// was stored as `g-spot`, which a board typed `g-spot` asked for as `g spot` and never found.
 pub fn read_terms(path: &Path) -> Result<Vec<String>> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for (_, l) in lines(path)? {
         let t = l
-            .split_whitespace()
+            .split(|c: char| c.is_whitespace() || c == '-')
+            .filter(|w| !w.is_empty())
             .collect::<Vec<_>>()
             .join(" ")
             .to_lowercase();
@@ -101,8 +104,11 @@ mod tests {
     fn reads_terms_and_pairs_and_names_bad_lines() {
         let dir = tempfile::tempdir().unwrap();
         let t = dir.path().join("terms.txt");
-        std::fs::write(&t, "# cards\nAPPLE\n\nice  cream\napple\n").unwrap();
-        assert_eq!(read_terms(&t).unwrap(), vec!["apple", "ice cream"]);
+        std::fs::write(&t, "# cards\nAPPLE\n\nice  cream\napple\nG-SPOT\n").unwrap();
+        assert_eq!(
+            read_terms(&t).unwrap(),
+            vec!["apple", "ice cream", "g spot"]
+        );
         let p = dir.path().join("p.tsv");
         std::fs::write(&p, "Conductor\tElectrical conductor\n").unwrap();
         assert_eq!(
