@@ -36,7 +36,7 @@ pub fn run(build: &Build, p: &setnet::Params) -> Result<()> {
             .relatedness_vector(c)
             .with_context(|| format!("reading table relatedness_vectors ({c:?})"))?
             .with_context(|| format!("table relatedness_vectors lost {c:?} while read"))?;
-        rows.push(v);
+        rows.push(v.to_vec());
     }
     if cards.len() < setnet::train::MIN_CARDS {
         // Too few card words for a game: the stage leaves the table empty and says why (the

@@ -48,7 +48,7 @@ impl Knowledge for Store<'_> {
         let v = self
             .relatedness_vector(card)
             .with_context(table("relatedness_vectors"))?;
-        Ok(v.map(|(_, v)| Arc::from(v)))
+        Ok(v.map(|(_, v)| v))
     }
 
     fn clue_form(&self, word: &str) -> Result<Option<String>> {

@@ -5,6 +5,7 @@
 use crate::{Build, Store};
 use anyhow::{Context, Result, bail};
 use rusqlite::{OptionalExtension, params};
+use std::sync::Arc;
 
 /// What to do about a malformed relatedness table (a tampered or damaged file).
 const REBUILD: &str = "rebuild with `clue-db pipeline relatedness`";
@@ -382,7 +383,10 @@ impl Store<'_> {
     /// A stored row of scores (`relatedness_vectors`): one finite
     /// little-endian `f32` per clue word. Anything else (a tampered or truncated blob, a NaN) is
     /// an error naming the table and the term, never a vector a query would index past.
-    fn scores_of(&self, table: &str, term: &str, blob: &[u8]) -> Result<Vec<f32>> {
+    /// The scores of a packed row, decoded once into the shared slice the query engine keeps
+    /// (a board's first read of a card: one 64 KB allocation, not a vector and then its copy,
+    /// each touching new pages).
+    fn scores_of(&self, table: &str, term: &str, blob: &[u8]) -> Result<Arc<[f32]>> {
         let expected = self.clue_word_count()?;
         if !blob.len().is_multiple_of(4) {
             bail!(
@@ -391,17 +395,17 @@ impl Store<'_> {
                 blob.len()
             );
         }
-        let scores: Vec<f32> = blob
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        if scores.len() != expected {
+        if blob.len() / 4 != expected {
             bail!(
                 "{table}: term '{term}' has {} scores, expected {expected} (clue_words rows): \
                  {REBUILD}",
-                scores.len()
+                blob.len() / 4
             );
         }
+        let scores: Arc<[f32]> = blob
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         if let Some((id, x)) = scores.iter().enumerate().find(|(_, x)| !x.is_finite()) {
             bail!("{table}: term '{term}' has a score of {x} (clue word id {id}): {REBUILD}");
         }
@@ -591,7 +595,7 @@ impl Store<'_> {
 
     /// A card word's occurrences and its scores with every clue word (in `clue_words.id`
     /// order); `None` for a word the stage did not cover.
-    pub fn relatedness_vector(&self, term: &str) -> Result<Option<(u64, Vec<f32>)>> {
+    pub fn relatedness_vector(&self, term: &str) -> Result<Option<(u64, Arc<[f32]>)>> {
         let mut st = self
             .conn()
             .prepare_cached("SELECT count, scores FROM relatedness_vectors WHERE term = ?1")?;
