@@ -137,7 +137,17 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
         OnUnknown::Refuse if !unknown.is_empty() => return Err(UnknownWords(unknown).into()),
         _ => warnings(&unknown, knows_none, UNKNOWN_CARD),
     };
-    let ranked = ranked(k, k.lexicon(), req, &opts.strategy)?;
+    // A board that cannot be answered still says what it found wrong with its words.
+    let ranked = ranked(k, k.lexicon(), req, &opts.strategy).map_err(|e| {
+        if warnings.is_empty() {
+            e
+        } else {
+            e.context(format!(
+                "answering a board with warnings: {}",
+                warnings.join("; ")
+            ))
+        }
+    })?;
     let mut answer = Answer::new(opts.strategy.name(), ranked);
     answer.warnings = warnings;
     Ok(answer)
