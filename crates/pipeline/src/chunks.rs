@@ -116,7 +116,7 @@ pub fn run(build: &Build) -> Result<()> {
     build.begin()?;
     build.clear(&["chunks", "term_docs"])?;
     let (mut chunk_rows, mut doc_rows) = (0u64, 0u64);
-    for batch_ids in ids.chunks(crate::count::BATCH) {
+    for batch_ids in ids.chunks(crate::shared::BATCH) {
         let mut batch = Vec::with_capacity(batch_ids.len());
         reader.for_each_text(batch_ids, |id, text| {
             batch.push((id, text));

@@ -9,17 +9,13 @@
 //! its written forms or any word with its Snowball stem, all in one bucket (part of speech `X`,
 //! no entities), see [`text::TermIndex::with_language`].
 
+use crate::shared::BATCH;
 use crate::{progress, record};
 use anyhow::{Result, anyhow};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use store::{Build, ClueCount};
 use text::{Inflector, Tagger, TermForms, TermIndex};
-
-/// Pages analysed per parallel batch (and per transaction).
-pub const BATCH: usize = 256;
-/// Longest excerpt kept, in characters.
-pub const EXCERPT_CHARS: usize = 400;
 
 /// The forms to look for per term: its own inflections, then each synonym's, each inflection
 /// counted only under its own parts of speech.
@@ -178,18 +174,5 @@ mod tests {
             .find(|r| r.term == "buck")
             .expect("deer counts for buck");
         assert_eq!(buck.count, 2);
-    }
-
-    #[test]
-    fn excerpts_are_collapsed_and_cut() {
-        assert_eq!(
-            crate::shared::excerpt("  An   apple\n a day. "),
-            "An apple a day."
-        );
-        let long = "a ".repeat(500);
-        assert_eq!(
-            crate::shared::excerpt(&long).chars().count(),
-            EXCERPT_CHARS + 1
-        );
     }
 }

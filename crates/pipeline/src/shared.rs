@@ -1,16 +1,22 @@
 //! What more than one stage uses, so that stages share it here rather than call each other:
 //! the language's rules for clues and inflections, the `inflections` table (written by
-//! `scores` and by `relatedness`, whichever ran last), and a sentence cut as evidence.
+//! `scores` and by `relatedness`, whichever ran last), the terms' coverage (by `terms` and
+//! `term_pages`), and a sentence cut as evidence.
 
 use anyhow::Result;
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 use store::Build;
 
-/// A sentence as evidence: white space collapsed, cut at [`crate::count::EXCERPT_CHARS`].
+/// Pages analysed per parallel batch (and per transaction) by `count` and `chunks`.
+pub const BATCH: usize = 256;
+/// Longest excerpt kept, in characters.
+pub const EXCERPT_CHARS: usize = 400;
+
+/// A sentence as evidence: white space collapsed, cut at [`EXCERPT_CHARS`].
 pub fn excerpt(sentence: &str) -> String {
     let collapsed = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
-    match collapsed.char_indices().nth(crate::count::EXCERPT_CHARS) {
+    match collapsed.char_indices().nth(EXCERPT_CHARS) {
         Some((cut, _)) => format!("{}…", &collapsed[..cut]),
         None => collapsed,
     }
@@ -185,9 +191,32 @@ pub fn refresh_inflections(build: &Build) -> Result<usize> {
     Ok(table.len())
 }
 
+/// Sets `terms.covered` from the stored `term_pages` rows and records the outcome in `meta`
+/// (`term_pages.covered`, `term_pages.uncovered`). Both `terms` and `term_pages` call it, so the
+/// figures always describe the tables as they are, whichever stage ran last.
+pub fn refresh_coverage(build: &Build) -> Result<()> {
+    let uncovered = build.refresh_coverage()?;
+    let covered = build.reader().terms()?.len();
+    crate::record(
+        build,
+        "term_pages",
+        &[
+            ("covered", covered.to_string()),
+            ("uncovered", uncovered.join(",")),
+        ],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excerpts_are_collapsed_and_cut() {
+        assert_eq!(excerpt("  An   apple\n a day. "), "An apple a day.");
+        let long = "a ".repeat(500);
+        assert_eq!(excerpt(&long).chars().count(), EXCERPT_CHARS + 1);
+    }
 
     /// The keyed search finds exactly the pairs that judging every pair finds.
     #[test]

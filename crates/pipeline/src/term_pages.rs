@@ -165,22 +165,6 @@ pub fn find_in(
     found
 }
 
-/// Sets `terms.covered` from the stored `term_pages` rows and records the outcome in `meta`
-/// (`term_pages.covered`, `term_pages.uncovered`). Both `terms` and `term_pages` call it, so the
-/// figures always describe the tables as they are, whichever stage ran last.
-pub(crate) fn refresh_coverage(build: &Build) -> Result<()> {
-    let uncovered = build.refresh_coverage()?;
-    let covered = build.reader().terms()?.len();
-    record(
-        build,
-        "term_pages",
-        &[
-            ("covered", covered.to_string()),
-            ("uncovered", uncovered.join(",")),
-        ],
-    )
-}
-
 pub fn run(build: &Build, config: &Config) -> Result<()> {
     let reader = build.reader();
     let terms = reader.listed_terms()?;
@@ -225,7 +209,7 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         pb.inc(1);
     }
     pb.finish_and_clear();
-    refresh_coverage(build)?;
+    crate::shared::refresh_coverage(build)?;
     build.commit()?;
     let mut figures = vec![
         ("rows", by_origin.values().sum::<u64>().to_string()),

@@ -46,7 +46,7 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         pb.inc(1);
     }
     pb.finish_and_clear();
-    crate::term_pages::refresh_coverage(build)?;
+    crate::shared::refresh_coverage(build)?;
     build.commit()?;
     record(
         build,
