@@ -226,7 +226,7 @@ impl Rows {
                             raise(highest, &v[at..at + best.len()]);
                         }
                         self.avoid_block(at, [&mut *c0, &mut *c1, &mut *c2]);
-                        best_safety(highest, [c0, c1, c2], margins, best);
+                        best_safety(highest, [&*c0, &*c1, &*c2], margins, best);
                     })
             }
         }
@@ -375,9 +375,9 @@ pub fn suggest(
 /// cards to avoid (`columns`, [`Rows::columns`]). With every margin above zero (the defaults)
 /// the rule is one expression without branches, which the compiler vectorises over the
 /// 16,000 clue words (a seventh of a board's time before); the same numbers as [`safety`].
-fn best_safety(highest: &[f32], columns: [&mut [f32]; 3], margins: &[f64; 3], out: &mut [f64]) {
+fn best_safety(highest: &[f32], columns: [&[f32]; 3], margins: &[f64; 3], out: &mut [f64]) {
     let [opp, neutral, assassin] = columns;
-    let all = highest.iter().zip(&*opp).zip(&*neutral).zip(&*assassin);
+    let all = highest.iter().zip(opp).zip(neutral).zip(assassin);
     if margins.iter().all(|&m| m > 0.0) {
         let [m0, m1, m2] = *margins;
         // A kind with no card is −∞ and gives +∞, as `safety` says; min is associative.
@@ -601,9 +601,9 @@ mod tests {
         let n = 500;
         for margins in [[1.5, 1.0, 4.5], [1.0, 0.0, 2.0], [0.0, 0.0, 0.0]] {
             let highest: Vec<f32> = draw(n).into_iter().map(|x| x.max(-3.0)).collect();
-            let mut columns = [draw(n), draw(n), draw(n)];
+            let columns = [draw(n), draw(n), draw(n)];
             let mut got = vec![0f64; n];
-            let [c0, c1, c2] = &mut columns;
+            let [c0, c1, c2] = &columns;
             best_safety(&highest, [c0, c1, c2], &margins, &mut got);
             for j in 0..n {
                 let a = highest_at(&columns, j);
