@@ -57,19 +57,14 @@ fn lines(path: &Path) -> Result<Vec<(usize, String)>> {
     Ok(out)
 }
 
-/// The card words, lower-case, in file order, without duplicates; a hyphen is a space, as a
-/// board's words are read (`query::store_knowledge::normalize_word`): Deep Undercover's `G-SPOT`
-/// was stored as `g-spot`, which a board typed `g-spot` asked for as `g spot` and never found.
+/// The card words in their normal form ([`text::card_word`]: a hyphen is a space, as a board's
+/// words are read; Deep Undercover's `G-SPOT` was stored as `g-spot`, which a board asked for
+/// as `g spot` and never found), in file order, without duplicates.
 pub fn read_terms(path: &Path) -> Result<Vec<String>> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for (_, l) in lines(path)? {
-        let t = l
-            .split(|c: char| c.is_whitespace() || c == '-')
-            .filter(|w| !w.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase();
+        let t = text::card_word(&l);
         if seen.insert(t.clone()) {
             out.push(t);
         }

@@ -593,15 +593,9 @@ impl Lexicon for StoreLexicon<'_> {
     }
 }
 
-/// A card word as users type it: trimmed, lower-case, single spaces, a hyphen read as a space
-/// as the legality rules do (`New  York` and `loch-ness` -> `new york`, `loch ness`).
-pub fn normalize_word(w: &str) -> String {
-    w.split(|c: char| c.is_whitespace() || c == '-')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
+/// A card word as users type it ([`text::card_word`]): the one normal form of boards, lists
+/// and the stored cards.
+pub use text::card_word as normalize_word;
 
 /// Splits a comma-separated list of card words, normalised, empties dropped.
 pub fn parse_list(s: &str) -> Vec<String> {

@@ -121,6 +121,18 @@ impl<'a> Analysis<'a> {
     }
 }
 
+/// A card word as people write it, in its one normal form: trimmed, lower-case, single
+/// spaces, a hyphen read as a space (`New  York`, `loch-ness`, `G-SPOT` -> `new york`, `loch
+/// ness`, `g spot`). Boards typed by users and the word lists the build stores are both read
+/// by it, so a listed card is found as it is typed.
+pub fn card_word(w: &str) -> String {
+    w.split(|c: char| c.is_whitespace() || c == '-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
 /// Tokenises, splits into sentences, tags each sentence and finds entities.
 pub fn analyze<'a>(text: &'a str, tagger: &Tagger) -> Analysis<'a> {
     analyze_with(text, Some(tagger))
