@@ -126,9 +126,19 @@ impl Options {
 /// What a warning says an unknown board word becomes in an answer.
 pub const UNKNOWN_CARD: &str = "it is never a target, and as a card to avoid it counts as a risk";
 
+/// Why an answer has no clue when the team has a word the strategy can score: every candidate
+/// the rules allow relates to a card to avoid at least as much as to a team card.
+pub const NO_SAFE_CLUE: &str =
+    "no safe clue: every candidate scores at least as high with a card to avoid";
+
+/// Why an answer has no clue when none of the team's words can be scored: nothing can be a
+/// target (each such word has its own warning).
+pub const NO_TARGET: &str = "no clue: no word of the team is one the database knows";
+
 /// The answer to a board: the checks, the strategy's ranked clues, and a warning for each board
-/// word the strategy cannot score (or [`UnknownWords`] with [`OnUnknown::Refuse`]). Errors that
-/// are the board's are a [`BoardError`] or [`UnknownWords`] (the server's 400 and 422).
+/// word the strategy cannot score (or [`UnknownWords`] with [`OnUnknown::Refuse`]), then, with
+/// no clue, why ([`NO_SAFE_CLUE`] or [`NO_TARGET`]), so every front end says the same. Errors
+/// that are the board's are a [`BoardError`] or [`UnknownWords`] (the server's 400 and 422).
 pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answer> {
     check_board(req, &opts.names, opts.max_cards)?;
     let board = req.board_words();
@@ -150,6 +160,20 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
     })?;
     let mut answer = Answer::new(opts.strategy.name(), ranked);
     answer.warnings = warnings;
+    if answer.clue.is_none() {
+        let targets = req
+            .pos
+            .iter()
+            .filter(|w| !unknown.iter().any(|u| &u.word == *w));
+        answer.warnings.push(
+            if targets.count() == 0 {
+                NO_TARGET
+            } else {
+                NO_SAFE_CLUE
+            }
+            .to_string(),
+        );
+    }
     Ok(answer)
 }
 

@@ -600,12 +600,6 @@ async fn suggest(
         assassin_margin: margin,
     };
     let mut answer = blocking(&state, move |_, db| db.suggest(&q).map_err(answer_error)).await?;
-    if answer.clue.is_none() {
-        warnings.push(
-            "no safe clue: every candidate scores at least as high with a card to avoid"
-                .to_string(),
-        );
-    }
     // `clue-db suggest --json`'s answer, its `"warnings"` (after the other keys) being the API's.
     answer.warnings.extend(warnings);
     Ok(Json(answer))

@@ -212,7 +212,7 @@ fn suggest_without_a_safe_clue() {
     let run = suggest("jet", &neg, &["--strategy", "threshold", "--json"]).ok();
     assert_eq!(
         run.stdout,
-        "{\"clue\":null,\"count\":0,\"targets\":[],\"score\":0.0,\"strategy\":\"threshold\",\"alternatives\":[],\"warnings\":[]}\n"
+        "{\"clue\":null,\"count\":0,\"targets\":[],\"score\":0.0,\"strategy\":\"threshold\",\"alternatives\":[],\"warnings\":[\"no safe clue: every candidate scores at least as high with a card to avoid\"]}\n"
     );
     let text = suggest("jet", &neg, &["--strategy", "threshold"]).ok();
     assert!(text.stdout.starts_with("no safe clue"), "{}", text.stdout);
@@ -256,6 +256,14 @@ fn suggest_errors() {
         run.stderr
     );
     assert!(run.stdout.starts_with("no safe clue"), "{}", run.stdout);
+    // ... and says why: no team word is known, not that every clue is unsafe.
+    assert!(
+        run.stderr
+            .contains("no word of the team is one the database knows")
+            && !run.stderr.contains("every candidate"),
+        "{}",
+        run.stderr
+    );
     // A word in --neg is checked too.
     let run = suggest("apple", "fire,qzxv", &[]).ok();
     assert!(run.stderr.contains("\"qzxv\""), "{}", run.stderr);
