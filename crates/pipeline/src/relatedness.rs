@@ -292,28 +292,25 @@ fn join_views(views: &[View<'_>], vocab: &Vocab) -> (relate::linalg::Mat, String
     (relate::join_all(&joined), described)
 }
 
-pub fn run(build: &Build, p: &Params) -> Result<()> {
-    p.check().map_err(anyhow::Error::msg)?;
-    let reader = build.reader();
-    let cards = reader.listed_terms()?;
-    if cards.is_empty() {
-        bail!("no card words: run the `terms` stage first");
-    }
-    let ids: Vec<u64> = reader
-        .pages()?
-        .into_iter()
-        .filter(|pg| pg.ns == 0 && pg.redirect_to.is_none())
-        .map(|pg| pg.id)
-        .collect();
-    let threads = rayon::current_num_threads().max(1);
-    let language = crate::language(build)?;
-    let pairs = PairSet::with_language(cards.iter().map(String::as_str), language);
-    let mut times = Vec::new();
+/// What every pass over the text needs: the pages to read, the card words (and the pairs
+/// of words that are one card), the build's language, one accumulator per thread.
+struct Input {
+    cards: Vec<String>,
+    ids: Vec<u64>,
+    pairs: PairSet,
+    language: text::Language,
+    threads: usize,
+}
 
-    let t = Instant::now();
-    let mut types: Vec<TypeCounter> = (0..threads).map(|_| TypeCounter::default()).collect();
-    each_text(build, &ids, &mut types, "words", |a, _, text| {
-        a.add(text, &pairs)
+/// Each phase's seconds, for `meta` (`seconds_words`, …).
+type Times = Vec<(&'static str, f64)>;
+
+/// Pass 1: the token counts, and from them the vocabulary (card words and clue words above
+/// the floor, [`relate::MinCount`]).
+fn vocabulary(build: &Build, input: &Input, p: &Params) -> Result<(TypeCounter, Vocab, u64)> {
+    let mut types: Vec<TypeCounter> = (0..input.threads).map(|_| TypeCounter::default()).collect();
+    each_text(build, &input.ids, &mut types, "words", |a, _, text| {
+        a.add(text, &input.pairs)
     })?;
     let mut all = types.pop().unwrap_or_default();
     for t in types {
@@ -321,26 +318,37 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     }
     // The clue words' floor, from the corpus's size unless given (see [`relate::MinCount`]).
     let min_count = p.min_count.resolve(all.tokens);
-    let mut vocab = Vocab::build_for(all.counts(), &cards, min_count, language);
-    times.push(("seconds_words", t.elapsed().as_secs_f64()));
+    let vocab = Vocab::build_for(all.counts(), &input.cards, min_count, input.language);
+    Ok((all, vocab, min_count))
+}
 
-    let t = Instant::now();
+/// Pass 2: the window co-occurrence, and (for the skip-gram) every page's sentences as one
+/// stream of word ids in page order; the vocabulary learns each word's pages and drops the
+/// words on too many of them.
+fn cooccurrence(
+    build: &Build,
+    input: &Input,
+    vocab: &mut Vocab,
+    all_pages: u64,
+    p: &Params,
+) -> Result<(Cooc, Vec<u32>)> {
     // Each thread counts its pages' meetings and keeps their sentences for the skip-gram, by
     // page id: the stream is in page order whatever the number of threads.
     let skip_gram = p.skip_gram_weight > 0.0;
     type Acc = (Cooc, Vec<(u64, Vec<u32>)>);
-    let mut accs: Vec<Acc> = (0..threads)
-        .map(|_| (Cooc::for_vocab(&vocab), Vec::new()))
+    let mut accs: Vec<Acc> = (0..input.threads)
+        .map(|_| (Cooc::for_vocab(vocab), Vec::new()))
         .collect();
+    let v: &Vocab = vocab;
     each_text(
         build,
-        &ids,
+        &input.ids,
         &mut accs,
         "co-occurrence",
         |(c, s), id, text| {
             let mut sentences = Vec::new();
             let keep = skip_gram.then_some(&mut sentences);
-            c.add(text, &vocab, &pairs, p.window, p.weighting, keep);
+            c.add(text, v, &input.pairs, p.window, p.weighting, keep);
             if skip_gram {
                 s.push((id, sentences));
             }
@@ -357,17 +365,41 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     drop(coocs);
     cooc.finish();
     vocab.pages = cooc.pages.clone();
-    vocab.limit_generality((p.max_page_share * all.pages as f64) as u64);
-    times.push(("seconds_cooccurrence", t.elapsed().as_secs_f64()));
+    vocab.limit_generality((p.max_page_share * all_pages as f64) as u64);
+    Ok((cooc, stream))
+}
 
+/// What the algebra made of the counts: the scores, the joined vectors, and what `meta` says
+/// of the views.
+struct Learned {
+    rel: Relatedness,
+    vecs: relate::linalg::Mat,
+    lexicon: Option<wordnet::Lexicon>,
+    /// Each view's `name spread weight` ([`join_views`]).
+    views: String,
+    dictionary_words: usize,
+    definition_pairs: usize,
+    stream_tokens: usize,
+}
+
+/// The views (the text's PPMI by SVD, the skip-gram over `stream`, the dictionary), joined;
+/// the scores ([`Relatedness::compute`]) raised by the cards' definitions.
+fn learn(
+    vocab: &Vocab,
+    cooc: &Cooc,
+    stream: Vec<u32>,
+    language: text::Language,
+    p: &Params,
+    times: &mut Times,
+) -> Learned {
     let t = Instant::now();
-    let m = relate::ppmi(&cooc, p.alpha);
+    let m = relate::ppmi(cooc, p.alpha);
     times.push(("seconds_ppmi", t.elapsed().as_secs_f64()));
     let t = Instant::now();
     let svd = relate::vectors(&m, p);
     times.push(("seconds_svd", t.elapsed().as_secs_f64()));
     let t = Instant::now();
-    let skip_gram_vecs = skip_gram.then(|| {
+    let skip_gram_vecs = (p.skip_gram_weight > 0.0).then(|| {
         let pb = progress::bar((stream.len() * p.skip_gram.epochs) as u64, "words");
         pb.set_prefix("relatedness: skip-gram");
         let sg = relate::sgns::train(&stream, vocab.len(), &p.skip_gram, |n| pb.inc(n));
@@ -390,44 +422,38 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     };
     times.push(("seconds_dictionary", t.elapsed().as_secs_f64()));
     let views = View::all(&svd, skip_gram_vecs.as_ref(), dictionary_vecs.as_ref(), p);
-    let (vecs, views) = join_views(&views, &vocab);
+    let (vecs, views) = join_views(&views, vocab);
     drop((svd, skip_gram_vecs, dictionary_vecs));
-    let mut rel = Relatedness::compute(&vocab, &cooc, &m, &vecs, p);
+    let mut rel = Relatedness::compute(vocab, cooc, &m, &vecs, p);
     let t = Instant::now();
     let definition_pairs = match &lexicon {
         Some(lexicon) if p.definition_weight > 0.0 => {
-            let pairs = definition_pairs(lexicon, &vocab, &rel);
+            let pairs = definition_pairs(lexicon, vocab, &rel);
             rel.raise(&pairs, p.definition_weight)
         }
         _ => 0,
     };
     times.push(("seconds_definitions", t.elapsed().as_secs_f64()));
-    drop(m);
+    Learned {
+        rel,
+        vecs,
+        lexicon,
+        views,
+        dictionary_words,
+        definition_pairs,
+        stream_tokens,
+    }
+}
 
-    // Any vocabulary word as a card: every clue word's joined vector and company.
-    let t = Instant::now();
-    let (companies, meeting_mean_weight) = companies(&vocab, &cooc, &rel, lexicon.as_ref());
-    let dims = vecs.cols;
-    let clue_vecs: Vec<f32> = rel
-        .clues
-        .iter()
-        .flat_map(|&id| vecs.row(id as usize).iter().copied())
-        .collect();
-    // A card word neither the text nor the dictionary knows has no vector: its row would be
-    // every clue word's mean, a card that seems safe to avoid and is never reached. It gets no
-    // row, so that a board treats it as the unknown word it is (a warning, and a risk).
-    let blank: Vec<bool> = rel
-        .cards
-        .iter()
-        .map(|&(_, id)| vecs.row(id as usize).iter().all(|&x| x == 0.0))
-        .collect();
-    drop(vecs);
-    times.push(("seconds_company", t.elapsed().as_secs_f64()));
+/// A pair of vocabulary ids (the lower first) → its place in the list of wanted pairs.
+type PairIndex = HashMap<(u32, u32), usize>;
 
-    // Evidence: each card word's strongest clue words, where they meet.
-    let t = Instant::now();
+/// The pairs whose meeting place is kept as evidence: each card word's
+/// [`EVIDENCE_PER_CARD`] strongest clue words that it meets at all, each pair once, as
+/// `(card index, clue index)` and by its two vocabulary ids.
+fn evidence_pairs(rel: &Relatedness) -> (PairIndex, Vec<(usize, usize)>) {
     let nc = rel.clues.len();
-    let mut wanted: HashMap<(u32, u32), usize> = HashMap::new();
+    let mut wanted: PairIndex = HashMap::new();
     let mut wanted_list: Vec<(usize, usize)> = Vec::new();
     for (ti, &(_, card)) in rel.cards.iter().enumerate() {
         let row = &rel.score[ti * nc..(ti + 1) * nc];
@@ -448,34 +474,58 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
             }
         }
     }
+    (wanted, wanted_list)
+}
+
+/// Pass 3: where each pair of [`evidence_pairs`] meets most, with a sentence.
+fn evidence(
+    build: &Build,
+    input: &Input,
+    vocab: &Vocab,
+    rel: &Relatedness,
+    p: &Params,
+) -> Result<(Vec<(usize, usize)>, Meetings)> {
+    let (wanted, wanted_list) = evidence_pairs(rel);
     // Every wanted pair has a card in it: only card ids are flagged.
     let mut flagged = vec![false; vocab.len()];
     for &(_, id) in &rel.cards {
         flagged[id as usize] = true;
     }
-    let mut meets: Vec<Meetings> = (0..threads)
+    let mut meets: Vec<Meetings> = (0..input.threads)
         .map(|_| Meetings::new(wanted_list.len()))
         .collect();
-    each_text(build, &ids, &mut meets, "evidence", |a, id, text| {
-        a.add(id, text, &vocab, &pairs, p.window, &wanted, &flagged)
+    each_text(build, &input.ids, &mut meets, "evidence", |a, id, text| {
+        a.add(id, text, vocab, &input.pairs, p.window, &wanted, &flagged)
     })?;
     let mut meetings = meets.pop().expect("one accumulator per thread");
     for m in meets {
         meetings.merge(m);
     }
-    times.push(("seconds_evidence", t.elapsed().as_secs_f64()));
+    Ok((wanted_list, meetings))
+}
 
-    let t = Instant::now();
-    // A build without clue words answers no board: fail it, so it replaces no database.
-    if nc == 0 {
-        bail!(
-            "no clue words: no word of the {} pages' text occurs --min-count {} times on at most \
-             --max-page-share {} of the pages; lower --min-count, or build from more text",
-            all.pages,
-            min_count,
-            p.max_page_share
-        );
-    }
+/// What any vocabulary word needs to be a card at query time: every clue word's joined vector
+/// (row-major, `dims` wide) and company.
+struct AnyWord {
+    dims: usize,
+    clue_vecs: Vec<f32>,
+    companies: Vec<relate::Company>,
+    meeting_mean_weight: f64,
+}
+
+/// The stage's tables, in one transaction: the clue words and their other forms, the card
+/// words with a vector (`blank` marks those without: they get no row), their rows, the clue
+/// words' vectors and company, the evidence. Returns the card words written.
+fn write(
+    build: &Build,
+    vocab: &Vocab,
+    rel: &Relatedness,
+    any: &AnyWord,
+    blank: &[bool],
+    wanted_list: &[(usize, usize)],
+    meetings: &Meetings,
+) -> Result<usize> {
+    let nc = rel.clues.len();
     let pb = progress::bar(rel.cards.len() as u64, "card words");
     pb.set_prefix("relatedness: write");
     build.begin()?;
@@ -514,8 +564,8 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     let kept: Vec<usize> = (0..rel.cards.len()).filter(|&t| !blank[t]).collect();
     let cards: Vec<&str> = kept.iter().map(|&t| rel.cards[t].0.as_str()).collect();
     build.replace_card_words(&cards)?;
-    build.replace_clue_vectors(dims, &clue_vecs)?;
-    for (j, c) in companies.iter().enumerate() {
+    build.replace_clue_vectors(any.dims, &any.clue_vecs)?;
+    for (j, c) in any.companies.iter().enumerate() {
         build.insert_clue_company(
             j as u32,
             &store::CompanyRow {
@@ -560,6 +610,85 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     }
     build.commit()?;
     pb.finish_and_clear();
+    Ok(kept.len())
+}
+
+pub fn run(build: &Build, p: &Params) -> Result<()> {
+    p.check().map_err(anyhow::Error::msg)?;
+    let reader = build.reader();
+    let cards = reader.listed_terms()?;
+    if cards.is_empty() {
+        bail!("no card words: run the `terms` stage first");
+    }
+    let ids: Vec<u64> = reader
+        .pages()?
+        .into_iter()
+        .filter(|pg| pg.ns == 0 && pg.redirect_to.is_none())
+        .map(|pg| pg.id)
+        .collect();
+    let language = crate::language(build)?;
+    let input = Input {
+        pairs: PairSet::with_language(cards.iter().map(String::as_str), language),
+        cards,
+        ids,
+        language,
+        threads: rayon::current_num_threads().max(1),
+    };
+    let mut times: Times = Vec::new();
+
+    let t = Instant::now();
+    let (all, mut vocab, min_count) = vocabulary(build, &input, p)?;
+    times.push(("seconds_words", t.elapsed().as_secs_f64()));
+
+    let t = Instant::now();
+    let (cooc, stream) = cooccurrence(build, &input, &mut vocab, all.pages, p)?;
+    times.push(("seconds_cooccurrence", t.elapsed().as_secs_f64()));
+
+    let learned = learn(&vocab, &cooc, stream, language, p, &mut times);
+    let rel = &learned.rel;
+
+    // Any vocabulary word as a card: every clue word's joined vector and company.
+    let t = Instant::now();
+    let (companies, meeting_mean_weight) = companies(&vocab, &cooc, rel, learned.lexicon.as_ref());
+    let vecs = &learned.vecs;
+    let any = AnyWord {
+        dims: vecs.cols,
+        clue_vecs: rel
+            .clues
+            .iter()
+            .flat_map(|&id| vecs.row(id as usize).iter().copied())
+            .collect(),
+        companies,
+        meeting_mean_weight,
+    };
+    // A card word neither the text nor the dictionary knows has no vector: its row would be
+    // every clue word's mean, a card that seems safe to avoid and is never reached. It gets no
+    // row, so that a board treats it as the unknown word it is (a warning, and a risk).
+    let blank: Vec<bool> = rel
+        .cards
+        .iter()
+        .map(|&(_, id)| vecs.row(id as usize).iter().all(|&x| x == 0.0))
+        .collect();
+    times.push(("seconds_company", t.elapsed().as_secs_f64()));
+
+    // Evidence: each card word's strongest clue words, where they meet.
+    let t = Instant::now();
+    let (wanted_list, meetings) = evidence(build, &input, &vocab, rel, p)?;
+    times.push(("seconds_evidence", t.elapsed().as_secs_f64()));
+
+    // A build without clue words answers no board: fail it, so it replaces no database.
+    let nc = rel.clues.len();
+    if nc == 0 {
+        bail!(
+            "no clue words: no word of the {} pages' text occurs --min-count {} times on at most \
+             --max-page-share {} of the pages; lower --min-count, or build from more text",
+            all.pages,
+            min_count,
+            p.max_page_share
+        );
+    }
+    let t = Instant::now();
+    let kept = write(build, &vocab, rel, &any, &blank, &wanted_list, &meetings)?;
     times.push(("seconds_write", t.elapsed().as_secs_f64()));
     crate::shared::refresh_inflections(build)?;
 
@@ -575,7 +704,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("sentences", cooc.sentences.to_string()),
         ("vocabulary", vocab.len().to_string()),
         ("clue_words", nc.to_string()),
-        ("card_words", kept.len().to_string()),
+        ("card_words", kept.to_string()),
         (
             "card_words_unknown",
             (0..rel.cards.len())
@@ -607,23 +736,28 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("skip_gram_negative", p.skip_gram.negative.to_string()),
         ("skip_gram_sample", p.skip_gram.sample.to_string()),
         ("skip_gram_epochs", p.skip_gram.epochs.to_string()),
-        ("skip_gram_tokens", stream_tokens.to_string()),
+        ("skip_gram_tokens", learned.stream_tokens.to_string()),
         (
             "dictionary_weight",
-            if dictionary { p.dictionary_weight } else { 0.0 }.to_string(),
+            if learned.lexicon.is_some() {
+                p.dictionary_weight
+            } else {
+                0.0
+            }
+            .to_string(),
         ),
-        ("dictionary_words", dictionary_words.to_string()),
-        ("views", views),
+        ("dictionary_words", learned.dictionary_words.to_string()),
+        ("views", learned.views.clone()),
         (
             "definition_weight",
-            if lexicon.is_some() {
+            if learned.lexicon.is_some() {
                 p.definition_weight
             } else {
                 0.0
             }
             .to_string(),
         ),
-        ("definition_pairs", definition_pairs.to_string()),
+        ("definition_pairs", learned.definition_pairs.to_string()),
         ("meetings_mean", rel.parts.meetings.mean.to_string()),
         ("meetings_std", rel.parts.meetings.std.to_string()),
         ("mix_mean", rel.mix_scale.mean.to_string()),
@@ -644,9 +778,12 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("reading_mix_std", rel.reading_scales.mix.std.to_string()),
         ("mix_std", rel.mix_scale.std.to_string()),
         ("evidence_pairs", wanted_list.len().to_string()),
-        ("vector_dims", dims.to_string()),
+        ("vector_dims", any.dims.to_string()),
         ("company_kept", COMPANY_KEPT.to_string()),
-        ("meeting_mean_weight", format!("{meeting_mean_weight:.4}")),
+        (
+            "meeting_mean_weight",
+            format!("{:.4}", any.meeting_mean_weight),
+        ),
     ];
     figures.extend(times.iter().map(|(k, v)| (*k, format!("{v:.3}"))));
     record(build, "relatedness", &figures)
