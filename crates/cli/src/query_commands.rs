@@ -451,16 +451,6 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
     Ok(())
 }
 
-/// The words the database knows: the covered terms (of `scores`) and the card words with
-/// relatedness, sorted.
-fn known_words(store: &Store) -> Result<Vec<String>> {
-    let mut known = store.terms()?;
-    known.extend(store.related_cards()?);
-    known.sort();
-    known.dedup();
-    Ok(known)
-}
-
 /// Prints each warning on stderr, as `suggest` does.
 fn warn(warnings: &[String]) {
     for w in warnings {
@@ -473,20 +463,15 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     let store = Store::open(&a.db)?;
     let clue = clue_arg(&a.clue)?;
     let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
-    let mut warnings = unknown_words(&terms, &known_words(&store)?, "it has no evidence");
-    warnings.extend(query::store_knowledge::clue_warning(&store, &clue)?);
-    // Per term: the seed-003 evidence (`scores`), the relatedness and where the two meet.
-    let found = query::store_knowledge::explain(&store, &clue, &terms)?;
-    // The set network's view (`--strategy setnet`): the terms as the subset, their distances
-    // to the clue in its space. Absent when the database has no trained network; a network
-    // it cannot use is a warning saying why.
-    let setnet = match query::store_knowledge::setnet_explain_or_why(&store, &clue, &terms)? {
-        Ok(x) => x,
-        Err(why) => {
-            warnings.push(format!("the set network is not shown: {why}"));
-            None
-        }
-    };
+    // Per term: the seed-003 evidence (`scores`), the relatedness (a typed word's as a board
+    // computes it) and where the two meet; the set network's view (the terms as the subset);
+    // the warnings (an unknown term, a clue no clue word, a network that cannot be shown).
+    let k = StoreKnowledge::new(&store);
+    let query::store_knowledge::Explanation {
+        terms: found,
+        setnet,
+        warnings,
+    } = query::store_knowledge::explanation(&k, &clue, &terms)?;
     warn(&warnings);
     if a.json {
         writeln!(
@@ -504,6 +489,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         relatedness: r,
         meeting: m,
         definition_raise: raised,
+        typed,
     } in found
     {
         match e {
@@ -538,12 +524,18 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
                 }
             }
         }
-        if let Some(r) = r {
-            writeln!(
+        match r {
+            Some(r) if typed => writeln!(
+                out,
+                "    relatedness {:.3} (computed for a word no list named: cosine {:.3}, {} co-occurrence(s) counted)",
+                r.score, r.cosine, r.cooccurrences
+            )?,
+            Some(r) => writeln!(
                 out,
                 "    relatedness {:.3} (PPMI {:.3}, cosine {:.3}, {} co-occurrence(s))",
                 r.score, r.ppmi, r.cosine, r.cooccurrences
-            )?;
+            )?,
+            None => {}
         }
         if let Some(x) = raised {
             writeln!(

@@ -255,6 +255,49 @@ impl<'s> StoreKnowledge<'s> {
         }
         Ok(words)
     }
+    /// The relatedness of `card`, a word with no stored row, with `clue`, as a board scores it
+    /// ([`crate::typed`]), and what its definition added (`None`: nothing): for `explain`.
+    /// `None` when either word is no clue word or the database keeps no vectors.
+    pub fn typed_relatedness(
+        &self,
+        card: &str,
+        clue: &str,
+    ) -> Result<Option<(store::RelatednessRow, Option<f64>)>> {
+        let Some(c) = self.clue_words()?.id(clue) else {
+            return Ok(None);
+        };
+        let (Some(t), Some(typed)) = (self.typed_id(card)?, self.typed()?) else {
+            return Ok(None);
+        };
+        let (Some(row), Some(company)) = (
+            Knowledge::relatedness(self, card)?,
+            self.store
+                .clue_company(t as u32)
+                .context("reading table clue_company")?,
+        ) else {
+            return Ok(None);
+        };
+        let cooccurrences = company
+            .meetings
+            .binary_search_by_key(&(c as u32), |m| m.0)
+            .map_or(0, |i| company.meetings[i].1 as u64);
+        let raise = company
+            .definition
+            .iter()
+            .find(|d| d.0 as usize == c)
+            .map(|d| (typed.definition_weight() * d.1) as f64)
+            .filter(|&x| x > RAISE_SEEN);
+        let r = store::RelatednessRow {
+            term: card.to_string(),
+            clue: clue.to_string(),
+            score: row[c] as f64,
+            ppmi: 0.0,
+            cosine: typed.cosine(t, c) as f64,
+            cooccurrences,
+        };
+        Ok(Some((r, raise)))
+    }
+
     /// The legality rule's lexicon for this store.
     pub fn lexicon(&self) -> &StoreLexicon<'s> {
         &self.lexicon
@@ -382,26 +425,41 @@ pub struct Explained {
     /// How much of the relatedness score the card's dictionary definition added (db/README.md,
     /// "Relatedness", 6b): `None` when it added nothing.
     pub definition_raise: Option<f64>,
+    /// The relatedness was computed for a word no list named, as a board scores it
+    /// ([`crate::typed`]): its PPMI is not kept (0), and its co-occurrences only with the clue
+    /// words it meets most (0 past them).
+    pub typed: bool,
 }
 
-/// The evidence behind `clue` with each of `terms` (`clue-db explain`, `/api/explain`).
-pub fn explain(store: &Store, clue: &str, terms: &[String]) -> Result<Vec<Explained>> {
+/// The evidence behind `clue` with each of `terms` (`clue-db explain`, `/api/explain`): a
+/// card word's stored row, else, for a word no list named, the row a board computes for it.
+pub fn explain(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Vec<Explained>> {
+    let store = k.store();
     let mix = Mix::read(store)?;
     terms
         .iter()
         .map(|t| {
-            let relatedness = store
+            let stored = store
                 .relatedness(t, clue)
                 .with_context(table("relatedness"))?;
-            let definition_raise = match (&mix, &relatedness) {
-                (Some(m), Some(r)) => {
-                    let count = store
-                        .relatedness_count(t)
-                        .with_context(table("relatedness_vectors"))?
-                        .unwrap_or(0);
-                    m.raise(r, count)
+            let (relatedness, definition_raise, typed) = match stored {
+                Some(r) => {
+                    let raise = match &mix {
+                        Some(m) => {
+                            let count = store
+                                .relatedness_count(t)
+                                .with_context(table("relatedness_vectors"))?
+                                .unwrap_or(0);
+                            m.raise(&r, count)
+                        }
+                        None => None,
+                    };
+                    (Some(r), raise, false)
                 }
-                _ => None,
+                None => match k.typed_relatedness(t, clue)? {
+                    Some((r, raise)) => (Some(r), raise, true),
+                    None => (None, None, false),
+                },
             };
             Ok(Explained {
                 term: t.clone(),
@@ -411,9 +469,45 @@ pub fn explain(store: &Store, clue: &str, terms: &[String]) -> Result<Vec<Explai
                 meeting: store
                     .meeting(t, clue)
                     .with_context(table("relatedness_evidence"))?,
+                typed,
             })
         })
         .collect()
+}
+
+/// What `clue-db explain` and `/api/explain` answer: each term's evidence ([`explain`]), the
+/// set network's view ([`setnet_explain`]), and the warnings: a term no strategy can score
+/// (with the closest words that can be cards), a clue that is no clue word, a network that
+/// cannot be shown and why. One path, so the command and the server say the same.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Explanation {
+    pub terms: Vec<Explained>,
+    pub setnet: Option<crate::setnet::Explained>,
+    pub warnings: Vec<String>,
+}
+
+/// The [`Explanation`] of `clue` with `terms`.
+pub fn explanation(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Explanation> {
+    let store = k.store();
+    // A covered term of the threshold strategy has evidence even without a row.
+    let covered = store.terms()?;
+    let (mut unknown, knows_none) = crate::answer::not_cards(k, terms)?;
+    unknown.retain(|u| covered.binary_search(&u.word).is_err());
+    let mut warnings = crate::answer::warnings(&unknown, knows_none, "it has no evidence");
+    warnings.extend(clue_warning(store, clue)?);
+    let found = explain(k, clue, terms)?;
+    let setnet = match setnet_explain_or_why(store, clue, terms)? {
+        Ok(x) => x,
+        Err(why) => {
+            warnings.push(format!("the set network is not shown: {why}"));
+            None
+        }
+    };
+    Ok(Explanation {
+        terms: found,
+        setnet,
+        warnings,
+    })
 }
 
 /// The relatedness score's mix of its parts, as the stage standardised it (its `meta`), to tell

@@ -119,6 +119,19 @@ impl TypedCards {
         }))
     }
 
+    /// The cosine of clue words `a` and `b`'s joined vectors (what a computed row's cosine
+    /// part is): for `explain`.
+    pub fn cosine(&self, a: usize, b: usize) -> f32 {
+        let d = self.d;
+        let row = |i: usize| self.rows.get(i * d..(i + 1) * d).unwrap_or(&[]);
+        row(a).iter().zip(row(b)).map(|(x, y)| x * y).sum()
+    }
+
+    /// The weight of a definition's share in a score (0 when the build did not raise).
+    pub fn definition_weight(&self) -> f32 {
+        self.mix.definition_weight
+    }
+
     /// The rows of scores of clue words `ids` (each with its occurrences) as cards, with every
     /// clue word, in one pass over the vectors (a board's words together: the pass reads 15
     /// MB, the products are cheap beside it); `None` for a word `clue_company` lacks.

@@ -20,7 +20,7 @@ use query::answer;
 pub use query::answer::{BoardError, Unknown, UnknownWords};
 use query::game::{self, Answer, Board, GuessParams, Request, StrategyKind};
 use query::guesser::{Guesser, OwnGuesser};
-use query::store_knowledge::{Explained, KnowledgeCache, StoreKnowledge};
+use query::store_knowledge::{Explanation, KnowledgeCache, StoreKnowledge};
 use query::strategy::Margins;
 use store::Store;
 
@@ -296,13 +296,7 @@ impl Db<'_> {
     /// The evidence behind the clue's score with each term, and the set network's view of them
     /// when the database has one (`clue-db explain`).
     pub fn explain(&self, clue: &str, terms: &[String]) -> Result<Explanation> {
-        Ok(Explanation {
-            terms: query::store_knowledge::explain(self.store, clue, terms)?,
-            setnet: query::store_knowledge::setnet_explain(self.store, clue, terms)?,
-            warnings: query::store_knowledge::clue_warning(self.store, clue)?
-                .into_iter()
-                .collect(),
-        })
+        query::store_knowledge::explanation(&self.knowledge(), clue, terms)
     }
 
     /// The guesser's ranking of `words` for a clue (`clue-db guess`).
@@ -353,12 +347,4 @@ impl Db<'_> {
     pub fn board(&self, seed: u64) -> Result<Board> {
         Board::random(&self.snapshot.terms, seed)
     }
-}
-
-/// What `/api/explain` answers: `clue-db explain --json`'s fields.
-#[derive(Debug, Clone)]
-pub struct Explanation {
-    pub terms: Vec<Explained>,
-    pub setnet: Option<query::setnet::Explained>,
-    pub warnings: Vec<String>,
 }

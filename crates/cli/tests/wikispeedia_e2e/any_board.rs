@@ -146,6 +146,38 @@ fn words_no_list_names_are_cards_and_targets() {
 }
 
 #[test]
+fn explain_scores_a_word_no_list_names_as_a_board_does() {
+    // It said the typed word was not a word the database knows, and showed no relatedness,
+    // while `suggest` made it a target.
+    let typed = typed_words(3);
+    let t: Vec<&str> = typed.iter().map(String::as_str).collect();
+    let v = suggest_json(&t[..1], &t[1..2], t[2]);
+    let clue = v["clue"].as_str().unwrap_or_else(|| panic!("no clue: {v}"));
+    let run = query(&["explain", clue, t[0], t[1], t[2], "--json"]).ok();
+    assert!(!run.stderr.contains("warning"), "{}", run.stderr);
+    let e: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert!(warnings(&e).is_empty(), "{e}");
+    let score = |i: usize| {
+        let term = &e["terms"][i];
+        assert_eq!(term["term"], t[i], "{e}");
+        assert_eq!(term["typed"], true, "{e}");
+        let r = &term["relatedness"];
+        let cosine = r["cosine"].as_f64().unwrap();
+        assert!((-1.0..=1.0).contains(&cosine), "{e}");
+        r["score"].as_f64().unwrap()
+    };
+    // The clue cleared its margins for the target, on these same scores.
+    assert!(score(0) > score(1) && score(0) > score(2), "{clue}: {e}");
+    // A listed card's row is the stored one.
+    let stored = list("duet.txt");
+    let e: Value =
+        serde_json::from_str(&query(&["explain", clue, &stored[0], "--json"]).ok().stdout)
+            .expect("JSON");
+    assert_eq!(e["terms"][0]["typed"], false, "{e}");
+    assert!(e["terms"][0]["relatedness"].is_object(), "{e}");
+}
+
+#[test]
 fn a_word_the_corpus_never_met_is_still_a_warning_naming_close_words() {
     let typed = typed_words(3);
     let v = suggest_json(
