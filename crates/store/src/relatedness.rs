@@ -402,11 +402,21 @@ impl Store<'_> {
                 blob.len() / 4
             );
         }
-        let scores: Arc<[f32]> = blob
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect();
-        if let Some((id, x)) = scores.iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        // Decoded straight into the slice the engine keeps (no second fresh 64 KB whose pages
+        // fault in), in a loop the compiler vectorises, then checked in one pass without an
+        // early exit: a card's first read was a scalar loop, and the first boards of a process
+        // are mostly first reads (the p95 of boards of list words).
+        let (bytes, _) = blob.as_chunks::<4>();
+        let mut scores = Arc::<[f32]>::new_uninit_slice(bytes.len());
+        let slots = Arc::get_mut(&mut scores).expect("a new Arc has no other owner");
+        for (slot, b) in slots.iter_mut().zip(bytes) {
+            slot.write(f32::from_le_bytes(*b));
+        }
+        // SAFETY: `bytes` and the slice have the same length, so every element was written.
+        let scores = unsafe { scores.assume_init() };
+        if !scores.iter().fold(true, |all, x| all & x.is_finite())
+            && let Some((id, x)) = scores.iter().enumerate().find(|(_, x)| !x.is_finite())
+        {
             bail!("{table}: term '{term}' has a score of {x} (clue word id {id}): {REBUILD}");
         }
         Ok(scores)
