@@ -78,22 +78,22 @@ pub fn reading_scales(store: &Store) -> Result<Option<relate::ReadingScales>> {
     })
 }
 
-/// The clue words' vectors and the stored mix: read once per database (15 MB offline, 30 in
-/// memory), when a board first holds a word with no stored row.
+/// The clue words' vectors and the stored mix: read once per database (15 MB offline, and
+/// as much in memory), when a board first holds a word with no stored row.
 pub struct TypedCards {
     /// The clue words' vectors in parts of [`PART`] words, each blocked for products with a
-    /// board's words ([`setnet::kernel::Blocked`]: the widest vectors the processor has).
-    parts: Vec<setnet::kernel::Blocked>,
-    /// Each clue word's vector, row-major.
-    rows: Vec<f32>,
+    /// board's words in bf16 ([`setnet::bf16::BlockedBf16`]: twice the products of f32 a
+    /// cycle where the processor has `vdpbf16ps`, the same sums everywhere; a cosine moves by
+    /// about 10⁻⁴, docs/evaluation.md part 11).
+    parts: Vec<setnet::bf16::BlockedBf16>,
     d: usize,
     n: usize,
     mix: StoredMix,
 }
 
-/// Clue words per part of [`TypedCards::vectors`]: a board's product runs on the parts in
-/// parallel (8 ms of work on one core for a board of 25 typed words offline, 4 on two).
-const PART: usize = 4096;
+/// Clue words per part of [`TypedCards::parts`]: a board's product runs on the parts in
+/// parallel, small enough that a busy core's share passes to the other.
+const PART: usize = 1024;
 
 impl TypedCards {
     /// `None` for a database without the tables (built before them) or without the mix.
@@ -108,22 +108,23 @@ impl TypedCards {
         let d = dims.max(1);
         let parts = values
             .par_chunks(PART * d)
-            .map(|part| setnet::kernel::Blocked::from_rows(part, d))
+            .map(|part| setnet::bf16::BlockedBf16::from_rows(part, d))
             .collect();
         Ok(Some(TypedCards {
             parts,
             n: values.len() / d,
-            rows: values,
             d,
             mix,
         }))
     }
 
-    /// The cosine of clue words `a` and `b`'s joined vectors (what a computed row's cosine
-    /// part is): for `explain`.
+    /// The cosine of clue words `a` and `b`'s joined vectors, as the product of a board's
+    /// typed words reads them (in bfloat16): for `explain`. 0 for an index past the words.
     pub fn cosine(&self, a: usize, b: usize) -> f32 {
-        let d = self.d;
-        let row = |i: usize| self.rows.get(i * d..(i + 1) * d).unwrap_or(&[]);
+        if a >= self.n || b >= self.n {
+            return 0.0;
+        }
+        let row = |i: usize| self.parts[i / PART].row(i % PART);
         row(a).iter().zip(row(b)).map(|(x, y)| x * y).sum()
     }
 
@@ -133,51 +134,61 @@ impl TypedCards {
     }
 
     /// The rows of scores of clue words `ids` (each with its occurrences) as cards, with every
-    /// clue word, in one pass over the vectors (a board's words together: the pass reads 15
-    /// MB, the products are cheap beside it); `None` for a word `clue_company` lacks.
+    /// clue word, in one pass over the vectors (a board's words together: each block of clue
+    /// vectors is read once for all of them); `None` for a word `clue_company` lacks.
     pub fn rows(&self, store: &Store, ids: &[(usize, u64)]) -> Result<Vec<Option<Vec<f32>>>> {
         let (d, n, m) = (self.d, self.n, ids.len());
         let mut own = Vec::with_capacity(m * d);
         for &(id, _) in ids {
-            own.extend_from_slice(&self.rows[id * d..(id + 1) * d]);
+            own.extend_from_slice(&self.parts[id / PART].row(id % PART));
         }
-        // Each part's cosines, `m × its words`, then every card's row whole.
-        let by_part: Vec<Vec<f32>> = self
-            .parts
-            .par_iter()
-            .map(|b| b.all(&own, m, &vec![0f32; b.padded_len()]))
-            .collect();
-        let mut out = Vec::with_capacity(ids.len());
-        for (r, &(id, count)) in ids.iter().enumerate() {
-            let Some(c) = store
-                .clue_company(id as u32)
-                .context("reading table clue_company")?
-            else {
-                out.push(None);
-                continue;
-            };
-            let mut cos = Vec::with_capacity(n);
-            for (b, part) in self.parts.iter().zip(&by_part) {
-                cos.extend_from_slice(&part[r * b.n..(r + 1) * b.n]);
+        let own = setnet::bf16::Rows::new(&own, d, m);
+        // Each card's cosines with every clue word, each part's product written in its columns
+        // on the pool's threads while this one reads the cards' company (the store serves one
+        // thread); then each card's row from them, in parallel too.
+        let mut cosines: Vec<Vec<f32>> = (0..m).map(|_| vec![0f32; n]).collect();
+        let mut columns: Vec<Vec<&mut [f32]>> = self.parts.iter().map(|_| Vec::new()).collect();
+        for row in &mut cosines {
+            for (part, cols) in columns.iter_mut().zip(row.chunks_mut(PART)) {
+                part.push(cols);
             }
-            if let Some(x) = cos.get_mut(id) {
-                *x = 1.0;
-            }
-            let company = relate::Company {
-                meetings: c.meetings,
-                rest_meetings: c.rest_meetings,
-                rest_pairs: c.rest_pairs,
-                definition: c.definition,
-            };
-            out.push(Some(relate::card_row(
-                &self.mix.parts,
-                self.mix.mix,
-                self.mix.definition_weight,
-                &cos,
-                &company,
-                count,
-            )));
         }
-        Ok(out)
+        let companies = rayon::in_place_scope(|s| {
+            s.spawn(|_| {
+                self.parts
+                    .par_iter()
+                    .zip(columns)
+                    .for_each(|(b, cols)| b.product(&own, &mut setnet::kernel::Slices(cols)));
+            });
+            ids.iter()
+                .map(|&(id, _)| store.clue_company(id as u32))
+                .collect::<Result<Vec<_>>>()
+                .context("reading table clue_company")
+        })?;
+        Ok(cosines
+            .into_par_iter()
+            .zip(companies)
+            .zip(ids)
+            .map(|((mut cos, c), &(id, count))| {
+                let c = c?;
+                if let Some(x) = cos.get_mut(id) {
+                    *x = 1.0;
+                }
+                let company = relate::Company {
+                    meetings: c.meetings,
+                    rest_meetings: c.rest_meetings,
+                    rest_pairs: c.rest_pairs,
+                    definition: c.definition,
+                };
+                Some(relate::card_row(
+                    &self.mix.parts,
+                    self.mix.mix,
+                    self.mix.definition_weight,
+                    cos,
+                    &company,
+                    count,
+                ))
+            })
+            .collect())
     }
 }

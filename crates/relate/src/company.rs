@@ -65,34 +65,41 @@ impl Company {
 /// The score of a word with every clue word, as a card: `scale.z(mix(0, cosine, meetings)) +
 /// definition_weight·share`, the stage's formula ([`crate::Relatedness::compute`] and
 /// [`crate::Relatedness::raise`]) with the mix's scales the stage recorded. `cosines` are its
-/// joined vector's cosines with every clue word (1 with itself), `count` its occurrences.
+/// joined vector's cosines with every clue word (1 with itself), `count` its occurrences; the
+/// row is written over them (a board computes 25 rows of 16,000: no second buffer to fill).
 /// First-order PPMI is not kept for every word: it counts 0 here (its default weight is 0).
 pub fn card_row(
     mix: &ScoreMix,
     scale: Scale,
     definition_weight: f32,
-    cosines: &[f32],
+    mut cosines: Vec<f32>,
     company: &Company,
     count: u64,
 ) -> Vec<f32> {
     let factor = mix.card_factor(count);
     let others = cosines.len().saturating_sub(company.meetings.len());
     let rest = company.rest_logged(others, factor);
-    // Every clue word as one the word meets only in the rest, then the kept meetings over them
-    // (no row of logged meetings to build first: a board computes 25 rows).
-    // A plain loop into a zeroed row, the mix by value: its weights and scales are registers
-    // the loop vectorises over (collected through an iterator, they were read again through a
-    // reference for every clue word, one at a time: an eighth of a typed board's time).
+    // The mix by value: its weights and scales are registers the loop vectorises over
+    // (collected through an iterator, they were read again through a reference for every clue
+    // word, one at a time: an eighth of a typed board's time).
     let mix = *mix;
     let score = |c: f32, logged: f32| scale.z(mix.mix_logged(0.0, c, logged));
-    let mut row = vec![0f32; cosines.len()];
-    for (x, &c) in row.iter_mut().zip(cosines) {
-        *x = score(c, rest);
+    // The kept meetings' scores first, while their cosines are still there; then every clue
+    // word as one the word meets only in the rest, and the kept ones over them.
+    let kept: Vec<(usize, f32)> = company
+        .meetings
+        .iter()
+        .filter_map(|&(j, n)| {
+            let c = *cosines.get(j as usize)?;
+            Some((j as usize, score(c, log_meetings(n, factor))))
+        })
+        .collect();
+    for x in cosines.iter_mut() {
+        *x = score(*x, rest);
     }
-    for &(j, n) in &company.meetings {
-        if let (Some(x), Some(&c)) = (row.get_mut(j as usize), cosines.get(j as usize)) {
-            *x = score(c, log_meetings(n, factor));
-        }
+    let mut row = cosines;
+    for (j, s) in kept {
+        row[j] = s;
     }
     if definition_weight > 0.0 {
         for &(j, share) in &company.definition {
@@ -156,7 +163,7 @@ mod tests {
             mean: 0.2,
             std: 2.0,
         };
-        let row = card_row(&mix(), scale, 2.0, &[0.5, 0.1, 0.3], &company, 100);
+        let row = card_row(&mix(), scale, 2.0, vec![0.5, 0.1, 0.3], &company, 100);
         // Not kept: two clue words (0 and 2) share the rest, 2 meetings on one pair:
         // ½·ln(1 + 2) each.
         let rest = 0.5 * 3f32.ln();
@@ -182,7 +189,7 @@ mod tests {
             std: 1.5,
         };
         let company = Company::from_meetings(&meetings, 10, vec![]);
-        let row = card_row(&m, scale, 0.0, &cosines, &company, 50);
+        let row = card_row(&m, scale, 0.0, cosines.to_vec(), &company, 50);
         for j in 0..3 {
             let want = scale.z(m.mix(0.0, cosines[j], meetings[j], 50));
             assert!((row[j] - want).abs() < 1e-5);

@@ -46,6 +46,7 @@ macro_rules! widest {
         $f($($arg),*)
     }};
 }
+pub(crate) use widest;
 
 /// A matrix of `n` vectors of `d` values kept for products with many other vectors (the clue
 /// words to decode, a layer's weights): in blocks of [`W`] vectors, each block `d × W` (a
@@ -97,10 +98,7 @@ impl Blocked {
 
     /// [`Blocked::product`] kept whole: `m × n`, row-major.
     pub fn all(&self, c: &[f32], m: usize, start: &[f32]) -> Vec<f32> {
-        let mut all = All {
-            y: vec![0f32; m * self.n],
-            n: self.n,
-        };
+        let mut all = All::new(m, self.n);
         self.product(c, m, start, &mut all);
         all.y
     }
@@ -115,9 +113,19 @@ pub trait Sink {
 }
 
 /// Every sum kept: [`Blocked::all`].
-struct All {
-    y: Vec<f32>,
+pub(crate) struct All {
+    pub(crate) y: Vec<f32>,
     n: usize,
+}
+
+impl All {
+    /// `m` rows of `n` sums.
+    pub(crate) fn new(m: usize, n: usize) -> All {
+        All {
+            y: vec![0f32; m * n],
+            n,
+        }
+    }
 }
 
 impl Sink for All {
@@ -125,6 +133,19 @@ impl Sink for All {
         let (n, w) = (self.n, W.min(self.n - j0));
         for (r, acc) in sums.iter().enumerate() {
             self.y[r * n + j0..r * n + j0 + w].copy_from_slice(&acc[..w]);
+        }
+    }
+}
+
+/// Each row's sums written into its own slice (a part's columns of a longer row): slice `r`
+/// takes row `r`'s sums with the vectors `0..slice.len()`.
+pub struct Slices<'a>(pub Vec<&'a mut [f32]>);
+
+impl Sink for Slices<'_> {
+    fn take(&mut self, j0: usize, sums: &[[f32; W]]) {
+        for (row, acc) in self.0.iter_mut().zip(sums) {
+            let w = W.min(row.len().saturating_sub(j0));
+            row[j0..j0 + w].copy_from_slice(&acc[..w]);
         }
     }
 }

@@ -8,6 +8,7 @@
 //! the weights, and the `setnet` strategy (crate `query`) answers boards with [`infer::Model`].
 //! Tensors and gradients are candle's (pure Rust, CPU): no hand-written backpropagation.
 
+pub mod bf16;
 pub mod infer;
 pub mod kernel;
 pub mod model;
