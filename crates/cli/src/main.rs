@@ -87,6 +87,12 @@ enum Command {
     BenchSuggest(bench::BenchSuggestArgs),
 }
 
+/// mimalloc, not glibc's malloc: a board's first reads keep 64 KB rows, which glibc gave fresh
+/// pages each (16 page faults a row, the p95 of a process's first boards: docs/evaluation.md
+/// part 11); the pipeline is faster with it and peaks lower.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     // The database of the command, if it takes one, to name it in storage errors.
