@@ -415,18 +415,35 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
     let ans = answer::answer(&k, &req, &answer::Options::command_line(strategy))?;
-    warn(&ans.warnings);
     if a.json {
+        warn(&ans.warnings);
         writeln!(out, "{}", serde_json::to_string(&ans)?)?;
         return Ok(());
     }
+    // With no clue, the answer's last warning says why: here it is the answer's line, not
+    // said again on stderr.
+    let reason = match (&ans.clue, ans.warnings.split_last()) {
+        (None, Some((why, rest))) => {
+            warn(rest);
+            Some(why.as_str())
+        }
+        _ => {
+            warn(&ans.warnings);
+            None
+        }
+    };
     match &ans.clue {
-        None => writeln!(
-            out,
-            "no safe clue for {} (strategy {})",
-            req.pos.join(", "),
-            ans.strategy
-        )?,
+        None => {
+            let (head, why) = reason
+                .and_then(|r| r.split_once(": "))
+                .unwrap_or(("no safe clue", "no candidate clears the margins"));
+            writeln!(
+                out,
+                "{head} for {} (strategy {}): {why}",
+                req.pos.join(", "),
+                ans.strategy
+            )?
+        }
         Some(c) => {
             writeln!(
                 out,

@@ -644,13 +644,24 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     let (cooc, stream) = cooccurrence(build, &input, &mut vocab, all.pages, p)?;
     times.push(("seconds_cooccurrence", t.elapsed().as_secs_f64()));
 
-    let learned = learn(&vocab, &cooc, stream, language, p, &mut times);
-    let rel = &learned.rel;
+    let Learned {
+        rel,
+        vecs,
+        lexicon,
+        views,
+        dictionary_words,
+        definition_pairs,
+        stream_tokens,
+    } = learn(&vocab, &cooc, stream, language, p, &mut times);
+    let rel = &rel;
 
     // Any vocabulary word as a card: every clue word's joined vector and company.
     let t = Instant::now();
-    let (companies, meeting_mean_weight) = companies(&vocab, &cooc, rel, learned.lexicon.as_ref());
-    let vecs = &learned.vecs;
+    let (companies, meeting_mean_weight) = companies(&vocab, &cooc, rel, lexicon.as_ref());
+    // The co-occurrence counts (a dense matrix of the vocabulary) and the joined vectors are not
+    // needed past here: freed before the evidence pass and the writes.
+    let sentences = cooc.sentences;
+    drop(cooc);
     let any = AnyWord {
         dims: vecs.cols,
         clue_vecs: rel
@@ -669,6 +680,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         .iter()
         .map(|&(_, id)| vecs.row(id as usize).iter().all(|&x| x == 0.0))
         .collect();
+    drop(vecs);
     times.push(("seconds_company", t.elapsed().as_secs_f64()));
 
     // Evidence: each card word's strongest clue words, where they meet.
@@ -701,7 +713,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     let mut figures: Vec<(&str, String)> = vec![
         ("pages", all.pages.to_string()),
         ("tokens", all.tokens.to_string()),
-        ("sentences", cooc.sentences.to_string()),
+        ("sentences", sentences.to_string()),
         ("vocabulary", vocab.len().to_string()),
         ("clue_words", nc.to_string()),
         ("card_words", kept.to_string()),
@@ -736,28 +748,28 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("skip_gram_negative", p.skip_gram.negative.to_string()),
         ("skip_gram_sample", p.skip_gram.sample.to_string()),
         ("skip_gram_epochs", p.skip_gram.epochs.to_string()),
-        ("skip_gram_tokens", learned.stream_tokens.to_string()),
+        ("skip_gram_tokens", stream_tokens.to_string()),
         (
             "dictionary_weight",
-            if learned.lexicon.is_some() {
+            if lexicon.is_some() {
                 p.dictionary_weight
             } else {
                 0.0
             }
             .to_string(),
         ),
-        ("dictionary_words", learned.dictionary_words.to_string()),
-        ("views", learned.views.clone()),
+        ("dictionary_words", dictionary_words.to_string()),
+        ("views", views),
         (
             "definition_weight",
-            if learned.lexicon.is_some() {
+            if lexicon.is_some() {
                 p.definition_weight
             } else {
                 0.0
             }
             .to_string(),
         ),
-        ("definition_pairs", learned.definition_pairs.to_string()),
+        ("definition_pairs", definition_pairs.to_string()),
         ("meetings_mean", rel.parts.meetings.mean.to_string()),
         ("meetings_std", rel.parts.meetings.std.to_string()),
         ("mix_mean", rel.mix_scale.mean.to_string()),

@@ -161,20 +161,34 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
     let mut answer = Answer::new(opts.strategy.name(), ranked);
     answer.warnings = warnings;
     if answer.clue.is_none() {
-        let targets = req
-            .pos
-            .iter()
-            .filter(|w| !unknown.iter().any(|u| &u.word == *w));
-        answer.warnings.push(
-            if targets.count() == 0 {
-                NO_TARGET
-            } else {
-                NO_SAFE_CLUE
-            }
-            .to_string(),
-        );
+        let reason = if can_target_any(k, &req.pos, &unknown, &opts.strategy) {
+            NO_SAFE_CLUE
+        } else {
+            NO_TARGET
+        };
+        answer.warnings.push(reason.to_string());
     }
     Ok(answer)
+}
+
+/// Whether the strategy can make any of the team's words a target: a word it can score, and for
+/// the set network a word it has an embedding for (the listed card words).
+fn can_target_any(
+    k: &StoreKnowledge,
+    team: &[String],
+    unknown: &[Unknown],
+    strategy: &StrategyKind,
+) -> bool {
+    let mut known = team
+        .iter()
+        .filter(|w| !unknown.iter().any(|u| &u.word == *w));
+    match strategy {
+        StrategyKind::Setnet(_) => match Knowledge::setnet(k) {
+            Ok(net) => known.any(|w| net.card(w).is_some()),
+            Err(_) => false,
+        },
+        _ => known.next().is_some(),
+    }
 }
 
 /// The clues that may be said on a board: no board word or form of one (by `lexicon`), no clue

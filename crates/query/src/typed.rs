@@ -118,11 +118,15 @@ impl TypedCards {
         }))
     }
 
-    /// The cosine of clue words `a` and `b`'s joined vectors, as the product of a board's
-    /// typed words reads them (in bfloat16): for `explain`. 0 for an index past the words.
+    /// The cosine of clue words `a` and `b`'s joined vectors, of their values in bfloat16 as a
+    /// board's product reads them (summed in another order: the last bits may differ), and 1
+    /// for a word with itself, as a row has it: for `explain`. 0 for an index past the words.
     pub fn cosine(&self, a: usize, b: usize) -> f32 {
         if a >= self.n || b >= self.n {
             return 0.0;
+        }
+        if a == b {
+            return 1.0;
         }
         let row = |i: usize| self.parts[i / PART].row(i % PART);
         row(a).iter().zip(row(b)).map(|(x, y)| x * y).sum()

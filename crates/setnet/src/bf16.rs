@@ -221,7 +221,8 @@ mod x86 {
                         )
                     };
                     for k in 0..R {
-                        // SAFETY: as above.
+                        // SAFETY: `__m512i` and `__m512bh` are both 512-bit vectors of plain
+                        // bits (no invalid values): the broadcast pair is reread as 32 bf16s.
                         let qk = unsafe {
                             std::mem::transmute::<__m512i, __m512bh>(_mm512_set1_epi32(
                                 qi[k] as i32,
