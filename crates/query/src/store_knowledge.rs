@@ -244,14 +244,22 @@ impl<'s> StoreKnowledge<'s> {
         }
     }
 
-    /// The words an unknown one is compared with, to name the closest: the card words, and
-    /// the clue words when any of them can be a card; sorted.
+    /// The words an unknown one is compared with, to name the closest: the card words with a
+    /// stored row (sorted), then, when any vocabulary word can be a card, the other clue words,
+    /// the most frequent first. [`closest`] breaks a tie by this order: `aple` is one letter
+    /// from `able`, `ale`, `ample` and `apple`, and a player means the card, `apple`.
     pub fn card_vocabulary(&self) -> Result<Vec<String>> {
-        let mut words: Vec<String> = self.stored_cards()?.as_ref().clone();
+        let stored = self.stored_cards()?;
+        let mut words: Vec<String> = stored.as_ref().clone();
         if self.any_word()? {
-            words.extend(self.clue_words()?.words.iter().cloned());
-            words.sort();
-            words.dedup();
+            // Clue words are numbered by their occurrences, most first.
+            words.extend(
+                self.clue_words()?
+                    .words
+                    .iter()
+                    .filter(|w| stored.binary_search(w).is_err())
+                    .cloned(),
+            );
         }
         Ok(words)
     }
@@ -733,13 +741,16 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// The `n` covered terms closest to `word` by edit distance (ties alphabetical).
+/// The `n` words of `terms` closest to `word` by edit distance; of those as close, the earlier
+/// in `terms` first (alphabetical for sorted terms; [`StoreKnowledge::card_vocabulary`] puts the
+/// words a player more likely means first).
 pub fn closest<'a>(word: &str, terms: &'a [String], n: usize) -> Vec<&'a str> {
     let mut scored: Vec<(usize, &str)> = terms
         .iter()
         .map(|t| (levenshtein(word, t), t.as_str()))
         .collect();
-    scored.sort();
+    // Stable: a tie keeps the order of `terms`.
+    scored.sort_by_key(|&(d, _)| d);
     scored.into_iter().take(n).map(|(_, t)| t).collect()
 }
 
@@ -935,5 +946,18 @@ mod tests {
             e.contains("covers no term") && !e.contains("closest"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn of_words_as_close_the_earlier_one_is_named_first() {
+        // `aple` is one edit from each; the order given breaks the tie, not the alphabet.
+        let words: Vec<String> = ["zzz", "apple", "able", "ale", "ample"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(closest("aple", &words, 3), ["apple", "able", "ale"]);
+        assert_eq!(closest("aple", &words[2..], 2), ["able", "ale"]);
+        // A closer word still comes first wherever it stands.
+        assert_eq!(closest("zz", &words, 1), ["zzz"]);
     }
 }

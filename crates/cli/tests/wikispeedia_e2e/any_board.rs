@@ -192,6 +192,19 @@ fn a_word_the_corpus_never_met_is_still_a_warning_naming_close_words() {
         "{}",
         w[0]
     );
+    // A typo of a card is named with the card first, before rarer words as close (`aple` is
+    // one letter from `able`, `ale` and `ample` too, which came first alphabetically).
+    let v = suggest_json(
+        &["aple", typed[0].as_str()],
+        &[typed[1].as_str()],
+        &typed[2],
+    );
+    let w = warnings(&v);
+    assert!(
+        w.iter()
+            .any(|w| w.contains("\"aple\" is not a word the database knows (closest: apple, ")),
+        "{w:?}"
+    );
     // Never a target.
     assert!(
         !v["targets"]
