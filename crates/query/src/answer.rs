@@ -348,7 +348,8 @@ mod tests {
         assert_eq!(
             w,
             [
-                "\"aple\" is not a word the database knows (closest: apple, apply, band): it is never a target"
+                // `bank` and `band` are as far: the one given first is named.
+                "\"aple\" is not a word the database knows (closest: apple, apply, bank): it is never a target"
             ]
         );
         // A long word: its start and length, no distances.
