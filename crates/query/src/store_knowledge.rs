@@ -484,7 +484,7 @@ pub fn explain(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Vec<E
 }
 
 /// What `clue-db explain` and `/api/explain` answer: each term's evidence ([`explain`]), the
-/// set network's view ([`setnet_explain`]), and the warnings: a term no strategy can score
+/// set network's view ([`setnet_explain_or_why`]), and the warnings: a term no strategy can score
 /// (with the closest words that can be cards), a clue that is no clue word, a network that
 /// cannot be shown and why. One path, so the command and the server say the same.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -556,20 +556,10 @@ impl Mix {
     }
 }
 
-/// The set network's view of `clue` with `terms` as the subset (`clue-db explain`,
-/// `/api/explain`): `None` when the database has no usable trained network (`explain` is no
-/// setnet clue, so it answers without it) or the clue is no clue word.
-pub fn setnet_explain(
-    store: &Store,
-    clue: &str,
-    terms: &[String],
-) -> Result<Option<crate::setnet::Explained>> {
-    Ok(setnet_explain_or_why(store, clue, terms)?.unwrap_or(None))
-}
-
-/// [`setnet_explain`], or why the network cannot be shown when the database has a
-/// `setnet_weights` table it cannot use (empty, damaged, trained on another relatedness): a
-/// database built before the set network has no table, and nothing to say.
+/// The set network's view of `clue` with `terms` as the subset ([`explanation`]): `Ok(None)`
+/// when the database has no trained network (built before it) or the clue is no clue word
+/// (`explain` is no setnet clue, so it answers without it), `Err(why)` when it has a
+/// `setnet_weights` table it cannot use (empty, damaged, trained on another relatedness).
 pub fn setnet_explain_or_why(
     store: &Store,
     clue: &str,
