@@ -484,7 +484,7 @@ pub fn explain(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Vec<E
 }
 
 /// What `clue-db explain` and `/api/explain` answer: each term's evidence ([`explain`]), the
-/// set network's view ([`setnet_explain_or_why`]), and the warnings: a term no strategy can score
+/// set network's view ([`SetnetView`]), and the warnings: a term no strategy can score
 /// (with the closest words that can be cards), a clue that is no clue word, a network that
 /// cannot be shown and why. One path, so the command and the server say the same.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -504,9 +504,10 @@ pub fn explanation(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<E
     let mut warnings = crate::answer::warnings(&unknown, knows_none, "it has no evidence");
     warnings.extend(clue_warning(store, clue)?);
     let found = explain(k, clue, terms)?;
-    let setnet = match setnet_explain_or_why(store, clue, terms)? {
-        Ok(x) => x,
-        Err(why) => {
+    let setnet = match setnet_view(store, clue, terms)? {
+        SetnetView::Shown(x) => Some(x),
+        SetnetView::Absent => None,
+        SetnetView::Unusable(why) => {
             warnings.push(format!("the set network is not shown: {why}"));
             None
         }
@@ -556,22 +557,25 @@ impl Mix {
     }
 }
 
-/// The set network's view of `clue` with `terms` as the subset ([`explanation`]): `Ok(None)`
-/// when the database has no trained network (built before it) or the clue is no clue word
-/// (`explain` is no setnet clue, so it answers without it), `Err(why)` when it has a
-/// `setnet_weights` table it cannot use (empty, damaged, trained on another relatedness).
-pub fn setnet_explain_or_why(
-    store: &Store,
-    clue: &str,
-    terms: &[String],
-) -> Result<std::result::Result<Option<crate::setnet::Explained>, String>> {
+/// The set network's view of `clue` with `terms` as the subset, as [`explanation`] shows it.
+enum SetnetView {
+    Shown(crate::setnet::Explained),
+    /// The database has no trained network (built before it), or the clue is no clue word:
+    /// `explain` answers without it.
+    Absent,
+    /// It has a `setnet_weights` table it cannot use (empty, damaged, trained on another
+    /// relatedness): why, for the warning.
+    Unusable(String),
+}
+
+fn setnet_view(store: &Store, clue: &str, terms: &[String]) -> Result<SetnetView> {
     let net = match Knowledge::setnet(store) {
         Ok(net) => net,
-        Err(_) if store.setnet_weights()?.is_none() => return Ok(Ok(None)),
-        Err(e) => return Ok(Err(format!("{e:#}"))),
+        Err(_) if store.setnet_weights()?.is_none() => return Ok(SetnetView::Absent),
+        Err(e) => return Ok(SetnetView::Unusable(format!("{e:#}"))),
     };
     let id = Knowledge::clue_words(store)?.id(clue);
-    Ok(Ok(crate::setnet::explain(&net, id, terms)))
+    Ok(crate::setnet::explain(&net, id, terms).map_or(SetnetView::Absent, SetnetView::Shown))
 }
 
 /// The warning `explain` gives for a clue that is no clue word of the database, if it is not.
