@@ -46,6 +46,17 @@ CREATE TABLE IF NOT EXISTS terms (
     covered    INTEGER NOT NULL DEFAULT 0  -- 1 when page_count > 0: the corpus covers it
 ) WITHOUT ROWID;
 
+-- The word lists the terms stage read, by name, each in its order: `codenames` for
+-- pipeline/terms.txt, a file's stem for any other (`duet`, `deep-undercover`, a group's pack).
+-- The decks `play`, `eval` and `serve` draw boards from, wherever they run (added at schema 8;
+-- a database built before has none, and its readers fall back to the files).
+CREATE TABLE IF NOT EXISTS word_lists (
+    list     TEXT    NOT NULL,
+    position INTEGER NOT NULL,  -- 0-based; each word once in a list
+    word     TEXT    NOT NULL,  -- as terms.term: lower case, a hyphen read as a space
+    PRIMARY KEY (list, position)
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS term_pages (
     term    TEXT    NOT NULL,
     page_id INTEGER NOT NULL,

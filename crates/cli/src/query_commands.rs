@@ -174,38 +174,47 @@ pub struct EvalArgs {
 /// The word list boards are drawn from, shared by `play` and `eval`.
 #[derive(Args)]
 pub struct WordsArg {
-    /// Draw boards from a word list instead of the card words with stored rows: `codenames`
-    /// (the 400 cards of the original game, INPUTS/terms.txt), `duet` (Codenames Duet),
-    /// `deep-undercover` (Codenames: Deep Undercover; both in DATA/word-lists/), or a file of
-    /// one card a line, in any case (a group's own pack). Words the database cannot score are
-    /// named and left out; 25 must remain.
+    /// Draw boards from a word list: a list the build stored by name (`codenames`, the 400
+    /// cards of the original game and the default; `duet`, Codenames Duet; `deep-undercover`,
+    /// Codenames: Deep Undercover; `clue-db info` names them), or a file of one card a line, in
+    /// any case (a group's own pack). Words the database cannot score, or a strategy in play
+    /// does not cover, are named and left out; 25 must remain. Default: `codenames`, or every
+    /// card word with a stored row when the build stored no such list.
     #[arg(long, value_name = "LIST")]
     words: Option<String>,
-    /// The shared data folder, where `duet` and `deep-undercover` are.
+    /// The shared data folder, where `duet` and `deep-undercover` are read from when the
+    /// database stored no list of that name (a database built before lists were stored).
     #[arg(long, default_value = "../shared/data", value_name = "DIR")]
     data: PathBuf,
-    /// The folder of hand-kept inputs, where `codenames` is (terms.txt).
+    /// The folder of hand-kept inputs, where `codenames` is read from (terms.txt) when the
+    /// database stored no list of that name.
     #[arg(long, default_value = "pipeline", value_name = "DIR")]
     inputs: PathBuf,
 }
 
 impl WordsArg {
-    /// The file behind `--words`: a list by name, else the path given.
-    fn file(&self, list: &str) -> PathBuf {
-        pipeline::word_list_file(list, &self.inputs, &self.data)
-    }
-
-    /// The list's words the database can score as cards, in the list's order, and a warning
-    /// naming the others; `None` without `--words`.
-    pub fn deck(&self, k: &StoreKnowledge) -> Result<Option<(String, Vec<String>)>> {
+    /// The list's name and words: `--words` as a stored list, else as a file (a path, or a
+    /// list's file by name for a database without stored lists); without `--words`, the
+    /// default deck ([`query::deck::default_deck`]).
+    fn list(&self, k: &StoreKnowledge) -> Result<(String, Vec<String>)> {
         let Some(list) = &self.words else {
-            return Ok(None);
+            return query::deck::default_deck(k);
         };
-        let file = self.file(list);
+        let stored = k.store().word_lists()?;
+        if let Some((name, words)) = stored.iter().find(|(n, _)| n == list) {
+            return Ok((name.clone(), words.clone()));
+        }
+        let file = pipeline::word_list_file(list, &self.inputs, &self.data);
         if !file.exists() {
+            let names: Vec<&str> = stored.iter().map(|(n, _)| n.as_str()).collect();
             bail!(
-                "--words {list}: {} not found (give `codenames`, `duet`, `deep-undercover` or \
-                 a file of one card a line)",
+                "--words {list}: no list of that name in the database ({}) and no file {}; give \
+                 a list's name or a file of one card a line",
+                if names.is_empty() {
+                    "it stored none".to_string()
+                } else {
+                    format!("lists: {}", names.join(", "))
+                },
                 file.display()
             );
         }
@@ -219,31 +228,31 @@ impl WordsArg {
                 words.push(w);
             }
         }
-        let mut known = Vec::with_capacity(words.len());
-        let mut unknown = Vec::new();
-        for w in words {
-            if k.is_card(&w)? {
-                known.push(w);
-            } else {
-                unknown.push(w);
-            }
+        Ok((file.display().to_string(), words))
+    }
+
+    /// The deck's name and the words of it that every strategy of `strategies` can score as
+    /// cards, in the list's order; a note names the others ([`query::deck::playable`]).
+    pub fn deck(
+        &self,
+        k: &StoreKnowledge,
+        strategies: &[StrategyKind],
+    ) -> Result<(String, Vec<String>)> {
+        let (name, words) = self.list(k)?;
+        let playable = query::deck::playable(k, &words, strategies)?;
+        warn(&playable.warnings(&name));
+        for n in playable.notes(&name) {
+            eprintln!("clue-db: note: {n}");
         }
-        if !unknown.is_empty() {
-            let near = k.card_vocabulary()?;
-            warn(&unknown_words(
-                &unknown,
-                &near,
-                &format!("left out of the boards of {}", file.display()),
-            ));
-        }
-        if known.len() < 25 {
+        if playable.words.len() < 25 {
             bail!(
-                "--words {list}: {} of its words can be cards ({} cannot), a board needs 25",
-                known.len(),
-                unknown.len()
+                "--words {}: {} of its {} words can be cards of these games, a board needs 25",
+                self.words.as_deref().unwrap_or(&name),
+                playable.words.len(),
+                words.len(),
             );
         }
-        Ok(Some((list.clone(), known)))
+        Ok((name, playable.words))
     }
 }
 
@@ -655,19 +664,13 @@ pub fn play(a: PlayArgs) -> Result<()> {
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
     let guesser = guesser(&a.guesser, &k)?;
-    let deck = match a.words.deck(&k)? {
-        Some((_, words)) => Some(game::Deck::new(&k, words)?),
-        None => None,
-    };
-    let board_k: &dyn Knowledge = match &deck {
-        Some(d) => d,
-        None => &k,
-    };
+    let (_, words) = a.words.deck(&k, std::slice::from_ref(&strategy))?;
+    let deck = game::Deck::new(&k, words)?;
     let g = game::play(
         a.seed,
         &strategy,
         guesser.as_ref(),
-        board_k,
+        &deck,
         &StoreLexicon::new(&store),
         &PlayParams {
             opponent: a.opponent,
@@ -732,16 +735,6 @@ pub fn unknown_cards(k: &StoreKnowledge, board: &[String], what_then: &str) -> R
     Ok(answer::warnings(&unknown, knows_none, what_then))
 }
 
-/// A warning for each board word the database does not know (not in `known`), naming the
-/// closest known words and then `what_then` (what the command does with it).
-pub fn unknown_words(board: &[String], known: &[String], what_then: &str) -> Vec<String> {
-    answer::warnings(
-        &answer::unknown_words(board, known),
-        known.is_empty(),
-        what_then,
-    )
-}
-
 /// Said with every evaluation, in text and JSON.
 pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figures";
 
@@ -800,10 +793,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     // Boards only of cards every guesser can guess: a card outside an outside guesser's
     // vocabulary is never guessed, and a board holding it would judge the vocabulary, not the
     // clues (people know the word).
-    let (name, words) = match a.words.deck(&k)? {
-        Some((name, words)) => (Some(name), words),
-        None => (None, k.card_words()?),
-    };
+    let (name, words) = a.words.deck(&k, &kinds)?;
     let (known, unseen): (Vec<String>, Vec<String>) = words
         .iter()
         .cloned()
@@ -836,14 +826,8 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             }
         );
     }
-    let deck = Some((
-        name.unwrap_or_else(|| "the stored card words".to_string()),
-        game::Deck::new(&k, words).context("the boards' cards")?,
-    ));
-    let board_k: &dyn Knowledge = match &deck {
-        Some((_, d)) => d,
-        None => &k,
-    };
+    let deck = game::Deck::new(&k, words).context("the boards' cards")?;
+    let cards = deck.card_words()?.len();
     let mut turns_file = JsonLines::create(a.turns.as_deref())?;
     let mut write_turn = |r: &game::TurnRecord| turns_file.write(r);
     let reports = game::eval(
@@ -851,7 +835,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         a.seed,
         &strategies,
         &guessers,
-        board_k,
+        &deck,
         &lexicon,
         &PlayParams {
             opponent: a.opponent,
@@ -869,26 +853,19 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             "games": a.games,
             "seed": a.seed,
             "strategies": reports,
-            "words": deck.as_ref().map(|(name, d)| serde_json::json!({
+            "words": serde_json::json!({
                 "list": name,
-                "cards": d.card_words().map(|w| w.len()).unwrap_or(0),
+                "cards": cards,
                 "left_out": unseen.len(),
-            })),
+            }),
         });
         writeln!(out, "{}", serde_json::to_string(&v)?)?;
         return Ok(());
     }
     writeln!(
         out,
-        "{} games per strategy, seed {}{} ({EVAL_NOTE})",
-        a.games,
-        a.seed,
-        deck.as_ref()
-            .map(|(name, d)| format!(
-                ", boards from {name} ({} cards)",
-                d.card_words().map(|w| w.len()).unwrap_or(0)
-            ))
-            .unwrap_or_default()
+        "{} games per strategy, seed {}, boards from {name} ({cards} cards) ({EVAL_NOTE})",
+        a.games, a.seed,
     )?;
     writeln!(
         out,

@@ -33,25 +33,34 @@ pub struct ServeArgs {
     /// arriving) is closed to make room.
     #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
-    /// The shared data folder, whose word-lists/ the page offers for new games (Codenames
-    /// Duet, Deep Undercover) beside `codenames` (INPUTS/terms.txt); a list whose file is
-    /// missing is not offered.
+    /// The page offers for new games the word lists the database stored (`codenames`, `duet`,
+    /// `deep-undercover`); for a database built before lists were stored, the shared data
+    /// folder's word-lists/ (Codenames Duet, Deep Undercover) are read instead, and a list
+    /// whose file is missing is not offered.
     #[arg(long, default_value = "../shared/data", value_name = "DIR")]
     data: PathBuf,
-    /// The folder of hand-kept inputs, where `codenames` is (terms.txt).
+    /// The folder of hand-kept inputs, where `codenames` is read from (terms.txt) for a
+    /// database that stored no list of that name.
     #[arg(long, default_value = "pipeline", value_name = "DIR")]
     inputs: PathBuf,
 }
 
-/// The word lists of [`pipeline::WORD_LISTS`] whose files are there, normalised, each word once.
+/// The word lists the page offers: those the database stored (`word_lists`), then, of
+/// [`pipeline::WORD_LISTS`] it did not store (a database built before lists were), those whose
+/// files are here, normalised, each word once.
 fn word_lists(
+    db: &std::path::Path,
     data: &std::path::Path,
     inputs: &std::path::Path,
 ) -> Result<Vec<(String, Vec<String>)>> {
-    let mut out = Vec::new();
+    // A database that cannot be opened is refused by the server's start, with its reason.
+    let mut out = match store::Store::open(db) {
+        Ok(store) => store.word_lists()?,
+        Err(_) => Vec::new(),
+    };
     for name in pipeline::WORD_LISTS {
         let file = pipeline::word_list_file(name, inputs, data);
-        if !file.exists() {
+        if out.iter().any(|(n, _)| n == name) || !file.exists() {
             continue;
         }
         let mut words: Vec<String> = Vec::new();
@@ -82,7 +91,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         head_timeout: timeout,
         body_timeout: timeout,
         max_connections: a.max_connections as usize,
-        lists: word_lists(&a.data, &a.inputs)?,
+        lists: word_lists(&a.db, &a.data, &a.inputs)?,
         ..serve::Config::default()
     })?;
     let url = server.url();

@@ -1,4 +1,5 @@
-//! Stage `terms`: the card words of `pipeline/terms.txt` and the synonyms of `pipeline/synonyms.tsv`.
+//! Stage `terms`: the card words of `pipeline/terms.txt` (and the other lists given), each list
+//! kept by name in `word_lists`, and the synonyms of `pipeline/synonyms.tsv`.
 //! Every listed word is kept; which of them the corpus covers is settled by the `term_pages`
 //! stage. Rewriting the list re-derives coverage from the `term_pages` rows already stored, so
 //! running this stage alone leaves covered terms covered (and their clues reachable).
@@ -15,12 +16,27 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     };
     let mut terms: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
+    let mut lists: Vec<(String, Vec<String>)> = Vec::new();
     for file in &files {
         let listed = inputs::read_terms(file)?;
         if listed.is_empty() {
             anyhow::bail!("{}: no card word in this file", file.display());
         }
-        terms.extend(listed.into_iter().filter(|t| seen.insert(t.clone())));
+        let name = list_name(file, &config.inputs);
+        if lists.iter().any(|(n, _)| *n == name) {
+            anyhow::bail!(
+                "{}: a second word list named {name:?} (lists are named by their files' stems): \
+                 rename one",
+                file.display()
+            );
+        }
+        let mut once = std::collections::HashSet::new();
+        let words: Vec<String> = listed
+            .into_iter()
+            .filter(|t| once.insert(t.clone()))
+            .collect();
+        terms.extend(words.iter().filter(|t| seen.insert(t.to_string())).cloned());
+        lists.push((name, words));
     }
     let file = files
         .iter()
@@ -36,10 +52,15 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     let pb = progress::bar((terms.len() + synonyms.len()) as u64, "entries");
     pb.set_prefix("terms");
     build.begin()?;
-    build.clear(&["terms", "synonyms"])?;
+    build.clear(&["terms", "synonyms", "word_lists"])?;
     for t in &terms {
         build.insert_term(t)?;
         pb.inc(1);
+    }
+    for (name, words) in &lists {
+        for (i, w) in words.iter().enumerate() {
+            build.insert_list_word(name, i, w)?;
+        }
     }
     for (t, s) in &synonyms {
         build.insert_synonym(t, &s.to_lowercase())?;
@@ -55,6 +76,31 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
             ("listed", terms.len().to_string()),
             ("file", file),
             ("synonyms", synonyms.len().to_string()),
+            (
+                "lists",
+                lists
+                    .iter()
+                    .map(|(n, w)| format!("{n}:{}", w.len()))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
         ],
     )
+}
+
+/// A word list's name in `word_lists`: `codenames` for the hand-kept `inputs/terms.txt` (the
+/// original game's cards), else the file's stem (`duet`, `deep-undercover`, `my-pack`).
+fn list_name(file: &std::path::Path, inputs: &std::path::Path) -> String {
+    let default = inputs.join("terms.txt");
+    let same = file == default
+        || matches!(
+            (file.canonicalize(), default.canonicalize()),
+            (Ok(a), Ok(b)) if a == b
+        );
+    if same {
+        return crate::WORD_LISTS[0].to_string();
+    }
+    file.file_stem()
+        .map(|s| s.to_string_lossy().to_lowercase())
+        .unwrap_or_else(|| file.display().to_string())
 }

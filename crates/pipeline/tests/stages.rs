@@ -492,3 +492,52 @@ fn relatedness_against_a_hand_computation() {
     );
     assert_eq!(reader.clue_words().unwrap().len(), 5);
 }
+
+/// The terms stage keeps each list it read by name, in its order, each word once:
+/// `inputs/terms.txt` as `codenames`, another file by its stem; two lists of one name are
+/// refused, naming the file; and the store reads them back, `codenames` first.
+#[test]
+fn the_terms_stage_stores_each_word_list_by_name() {
+    let pages = [P("Apple", "An apple is a fruit.", &[])];
+    let mut c = Corpus::new(&pages, &["Apple", "moon", "apple"], &[]);
+    let other = c.config.inputs.join("zoo-pack.txt");
+    std::fs::write(&other, "Zebra\nice-cream\nzebra\napple\n").unwrap();
+    c.config.terms = vec![other.clone(), c.config.inputs.join("terms.txt")];
+    c.run("terms");
+    let lists = c.build.reader().word_lists().unwrap();
+    assert_eq!(
+        lists,
+        [
+            (
+                "codenames".to_string(),
+                vec!["apple".to_string(), "moon".to_string()]
+            ),
+            (
+                "zoo-pack".to_string(),
+                vec![
+                    "zebra".to_string(),
+                    "ice cream".to_string(),
+                    "apple".to_string()
+                ]
+            ),
+        ]
+    );
+    assert_eq!(c.meta("terms.lists"), "zoo-pack:3,codenames:2");
+    assert_eq!(
+        c.build.reader().listed_terms().unwrap(),
+        ["apple", "ice cream", "moon", "zebra"]
+    );
+    // A second list named zoo-pack.
+    let dir = tempfile::tempdir().unwrap();
+    let twin = dir.path().join("zoo-pack.txt");
+    std::fs::write(&twin, "lion\n").unwrap();
+    c.config.terms.push(twin.clone());
+    let e = format!("{:#}", run_stage(&c.build, "terms", &c.config).unwrap_err());
+    assert!(
+        e.contains(&twin.display().to_string())
+            && e.contains("a second word list named \"zoo-pack\""),
+        "{e}"
+    );
+    // The lists of the last run that finished are kept.
+    assert_eq!(c.build.reader().word_lists().unwrap(), lists);
+}

@@ -59,22 +59,30 @@ pub struct BoardError(pub String);
 pub struct Unknown {
     pub word: String,
     pub closest: Vec<String>,
+    /// The strategy that cannot score a word the database does know (threshold and herfindahl
+    /// score only the card words with pages of their own): `closest` is then empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncovered_by: Option<&'static str>,
 }
 
 /// The board's unknown words, when the caller refuses to answer with them ([`OnUnknown`]).
 #[derive(Debug, thiserror::Error)]
-#[error("not words the database knows (it can score no card of them): {}", names(.0))]
+#[error("not words the strategy can score as cards: {}", names(.0))]
 pub struct UnknownWords(pub Vec<Unknown>);
 
 fn names(unknown: &[Unknown]) -> String {
     unknown
         .iter()
-        .map(|u| {
-            format!(
-                "{} (closest: {})",
+        .map(|u| match u.uncovered_by {
+            Some(strategy) => format!(
+                "{} (a word the database knows, not covered by {strategy})",
+                crate::shown(&u.word)
+            ),
+            None => format!(
+                "{} (not a word the database knows; closest: {})",
                 crate::shown(&u.word),
                 u.closest.join(", ")
-            )
+            ),
         })
         .collect::<Vec<_>>()
         .join("; ")
@@ -133,7 +141,7 @@ pub const NO_SAFE_CLUE: &str =
 
 /// Why an answer has no clue when none of the team's words can be scored: nothing can be a
 /// target (each such word has its own warning).
-pub const NO_TARGET: &str = "no clue: no word of the team is one the database knows";
+pub const NO_TARGET: &str = "no clue: no word of the team is one the strategy can score as a card";
 
 /// The answer to a board: the checks, the strategy's ranked clues, and a warning for each board
 /// word the strategy cannot score (or [`UnknownWords`] with [`OnUnknown::Refuse`]), then, with
@@ -265,7 +273,16 @@ pub fn unknown_cards(
         StrategyKind::Relatedness(_) | StrategyKind::Setnet(_) => not_cards(k, board),
         _ => {
             let terms = k.store().terms()?;
-            Ok((unknown_words(board, &terms), terms.is_empty()))
+            let mut unknown = unknown_words(board, &terms);
+            // A word the relatedness strategies can score is one the database knows: say that
+            // this strategy does not cover it, not that it is a typo of a covered word.
+            for u in &mut unknown {
+                if k.is_card(&u.word)? {
+                    u.closest.clear();
+                    u.uncovered_by = Some(strategy.as_str());
+                }
+            }
+            Ok((unknown, terms.is_empty()))
         }
     }
 }
@@ -295,6 +312,7 @@ pub fn unknown_words(words: &[String], known: &[String]) -> Vec<Unknown> {
         .iter()
         .filter(|w| !set.contains(w))
         .map(|w| Unknown {
+            uncovered_by: None,
             word: w.clone(),
             closest: if w.chars().count() > crate::SHOWN_CHARS {
                 Vec::new()
@@ -315,6 +333,13 @@ pub fn warnings(unknown: &[Unknown], knows_none: bool, what_then: &str) -> Vec<S
         .iter()
         .map(|u| {
             let shown = crate::shown(&u.word);
+            if let Some(strategy) = u.uncovered_by {
+                return format!(
+                    "{shown} is not covered by the {strategy} strategy (it scores only the card \
+                     words with pages of their own; relatedness, the default, knows it): \
+                     {what_then}"
+                );
+            }
             let hint = if u.word.chars().count() > crate::SHOWN_CHARS {
                 String::new()
             } else if knows_none {
@@ -372,6 +397,28 @@ mod tests {
             w[0]
         );
         assert!(unknown_words(&board[..1], &known).is_empty());
+    }
+
+    #[test]
+    fn a_word_a_strategy_does_not_cover_is_said_so_not_taken_for_a_typo() {
+        let goat = Unknown {
+            word: "goat".into(),
+            closest: Vec::new(),
+            uncovered_by: Some("threshold"),
+        };
+        assert_eq!(
+            warnings(std::slice::from_ref(&goat), false, "it is never a target"),
+            [
+                "\"goat\" is not covered by the threshold strategy (it scores only the card words \
+                 with pages of their own; relatedness, the default, knows it): it is never a target"
+            ]
+        );
+        let aple = unknown_words(&words(&["aple"]), &words(&["apple"])).remove(0);
+        assert_eq!(
+            UnknownWords(vec![goat, aple]).to_string(),
+            "not words the strategy can score as cards: \"goat\" (a word the database knows, not \
+             covered by threshold); \"aple\" (not a word the database knows; closest: apple)"
+        );
     }
 
     #[test]

@@ -211,6 +211,7 @@ mod shown_tests {
 pub mod answer;
 pub mod board_model;
 pub mod cluster;
+pub mod deck;
 pub mod game;
 pub mod guesser;
 pub mod herfindahl;

@@ -155,14 +155,21 @@ impl StrategyKind {
     }
 }
 
-impl Strategy for StrategyKind {
-    fn name(&self) -> &str {
+impl StrategyKind {
+    /// The strategy's name, as [`STRATEGIES`] spells it.
+    pub fn as_str(&self) -> &'static str {
         match self {
             StrategyKind::Threshold(_) => "threshold",
             StrategyKind::Herfindahl(_) => "herfindahl",
             StrategyKind::Relatedness(_) => "relatedness",
             StrategyKind::Setnet(_) => "setnet",
         }
+    }
+}
+
+impl Strategy for StrategyKind {
+    fn name(&self) -> &str {
+        self.as_str()
     }
     fn suggest(
         &self,

@@ -752,36 +752,25 @@ fn deck(state: &AppState, words: Option<Words>) -> ApiResult<Option<Vec<String>>
     }
 }
 
-/// The board of `seed` drawn from `words` (those the database can score; 422 naming the others
-/// when fewer than 25 remain), or from the stored card words.
-fn board_of(db: &Db<'_>, seed: u64, words: Option<&[String]>) -> ApiResult<Board> {
-    let Some(words) = words else {
-        return db
-            .board(seed)
-            .map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")));
-    };
-    let unknown = db.unknown(words.iter().map(String::as_str))?;
-    let known: Vec<String> = words
-        .iter()
-        .filter(|w| !unknown.contains(w))
-        .cloned()
-        .collect();
-    if known.len() < 25 {
-        return Err(ApiError::new(
+/// The board of `seed` for `strategy`, drawn from `words` or the default deck, of the cards
+/// the strategy can score ([`Db::deal`]); 422 naming the others when fewer than 25 remain.
+fn board_of(
+    db: &Db<'_>,
+    seed: u64,
+    words: Option<&[String]>,
+    strategy: &query::game::StrategyKind,
+) -> ApiResult<Board> {
+    match db.deal(seed, words, strategy) {
+        Ok(Ok(board)) => Ok(board),
+        Ok(Err(left_out)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             format!(
-                "{} of the words can be cards, a board needs 25; unknown: {}",
-                known.len(),
-                unknown
-                    .iter()
-                    .take(20)
-                    .map(|w| shown(w))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "fewer than 25 of the words can be cards, a board needs 25: {}",
+                left_out.join("; ")
             ),
-        ));
+        )),
+        Err(e) => Err(ApiError::new(StatusCode::CONFLICT, format!("{e:#}"))),
     }
-    Board::random(&known, seed).map_err(|e| ApiError::new(StatusCode::CONFLICT, format!("{e:#}")))
 }
 
 /// A seed from the clock when the client gives none.
@@ -822,8 +811,9 @@ async fn board(
         None => free_seed(&state),
     };
     let words = deck(&state, b.words)?;
+    let kind = strategy(b.strategy.as_deref())?;
     blocking(&state, move |_, db| {
-        let board = board_of(db, seed, words.as_deref())?;
+        let board = board_of(db, seed, words.as_deref(), &kind)?;
         Ok(Json(json!({ "seed": seed, "cards": board.cards })))
     })
     .await
@@ -883,10 +873,10 @@ async fn new_game(
     let name = b
         .strategy
         .unwrap_or_else(|| engine::DEFAULT_STRATEGY.to_string());
-    strategy(Some(&name))?;
+    let kind = strategy(Some(&name))?;
     let words = deck(&state, b.words)?;
     blocking(&state, move |s, db| {
-        let board = board_of(db, seed, words.as_deref())?;
+        let board = board_of(db, seed, words.as_deref(), &kind)?;
         let mut game = Game::new(s.games.new_id(), seed, &name, board);
         deal_clue(db, &mut game)?;
         let view = game.view();

@@ -314,19 +314,6 @@ impl Db<'_> {
         .guess(clue, count, words)
     }
 
-    /// The words of `words` the database cannot score as a card (no stored row, and no word
-    /// of its vocabulary: [`StoreKnowledge::is_card`]).
-    pub fn unknown<'w>(&self, words: impl IntoIterator<Item = &'w str>) -> Result<Vec<String>> {
-        let k = self.knowledge();
-        let mut out = Vec::new();
-        for w in words {
-            if !k.is_card(w)? {
-                out.push(w.to_string());
-            }
-        }
-        Ok(out)
-    }
-
     /// The words of `words` the database cannot score as a card, each with the closest words
     /// that can be ([`query::answer::not_cards`]).
     pub fn not_cards(&self, words: &[String]) -> Result<Vec<Unknown>> {
@@ -343,8 +330,27 @@ impl Db<'_> {
         self.knowledge().card_vocabulary()
     }
 
-    /// A seeded 9/8/7/1 board of covered terms, the one `clue-db play --seed` deals.
-    pub fn board(&self, seed: u64) -> Result<Board> {
-        Board::random(&self.snapshot.terms, seed)
+    /// The seeded 9/8/7/1 board `clue-db play --seed` deals for `strategy`: drawn from
+    /// `words` (a list by name or a pasted one), or from the default deck, each card one the
+    /// strategy can score ([`query::deck::playable`]). `Err(words left out)` when fewer than
+    /// 25 can be cards.
+    pub fn deal(
+        &self,
+        seed: u64,
+        words: Option<&[String]>,
+        strategy: &StrategyKind,
+    ) -> Result<std::result::Result<Board, Vec<String>>> {
+        let k = self.knowledge();
+        let words = match words {
+            Some(w) => w.to_vec(),
+            None => query::deck::default_deck(&k)?.1,
+        };
+        let playable = query::deck::playable(&k, &words, std::slice::from_ref(strategy))?;
+        if playable.words.len() < 25 {
+            let mut why = playable.warnings("the words");
+            why.extend(playable.notes("the words"));
+            return Ok(Err(why));
+        }
+        Ok(Ok(Board::random(&playable.words, seed)?))
     }
 }

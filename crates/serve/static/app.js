@@ -405,6 +405,9 @@ const assist = {
     const rows = unknown.map((u) => {
       const i = this.cards.findIndex((c) => normalize(c.word) === u.word);
       if (i >= 0) divs[i].classList.add('unknown');
+      if (u.uncovered_by) {
+        return el('p', {}, `“${u.word}” is not covered by the ${u.uncovered_by} spymaster (the relatedness spymaster knows it).`);
+      }
       return el('p', {}, `“${u.word}” is not covered. Closest: `, ...u.closest.map((w) => el('button', {
         type: 'button', class: 'linkish', 'data-word': w, 'aria-label': `Replace ${u.word} with ${w}`,
         onclick: () => { if (i >= 0) { this.cards[i].word = w; this.changed(); } },

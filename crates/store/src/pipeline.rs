@@ -72,6 +72,15 @@ impl Build {
         Ok(())
     }
 
+    /// One word of a word list, at its place in the list (`word_lists`).
+    pub fn insert_list_word(&self, list: &str, position: usize, word: &str) -> Result<()> {
+        self.conn
+            .prepare_cached("INSERT INTO word_lists (list, position, word) VALUES (?1, ?2, ?3)")?
+            .execute(rusqlite::params![list, position as i64, word])
+            .with_context(|| writing("word_lists"))?;
+        Ok(())
+    }
+
     pub fn insert_synonym(&self, term: &str, synonym: &str) -> Result<()> {
         self.conn
             .prepare_cached("INSERT OR IGNORE INTO synonyms (term, synonym) VALUES (?1, ?2)")?
@@ -286,6 +295,36 @@ impl Store<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The word lists the build read (`word_lists`), each `(name, words in order)`: `codenames`
+    /// first, then by name. Empty for a database built before the table.
+    pub fn word_lists(&self) -> Result<Vec<(String, Vec<String>)>> {
+        let exists: i64 = self
+            .conn()
+            .prepare_cached(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'word_lists'",
+            )?
+            .query_row([], |r| r.get(0))
+            .context("looking for table word_lists")?;
+        if exists == 0 {
+            return Ok(Vec::new());
+        }
+        let mut st = self.conn().prepare_cached(
+            "SELECT list, word FROM word_lists ORDER BY list <> 'codenames', list, position",
+        )?;
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .context("reading table word_lists")?;
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for (list, word) in rows {
+            match out.last_mut() {
+                Some((name, words)) if *name == list => words.push(word),
+                _ => out.push((list, vec![word])),
+            }
+        }
+        Ok(out)
+    }
+
     /// `(term, synonym)` pairs.
     pub fn synonyms(&self) -> Result<Vec<(String, String)>> {
         let mut st = self
@@ -365,5 +404,42 @@ impl Store<'_> {
             .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| {
                 r.get::<_, i64>(0)
             })? as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Build, Store};
+
+    #[test]
+    fn word_lists_read_back_in_order_and_none_from_a_database_built_before_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.sqlite");
+        let build = Build::create(&path).unwrap();
+        build.begin().unwrap();
+        for (list, words) in [
+            ("duet", ["b", "a"]),
+            ("codenames", ["z", "y"]),
+            ("aa", ["x", "w"]),
+        ] {
+            for (i, w) in words.iter().enumerate() {
+                build.insert_list_word(list, i, w).unwrap();
+            }
+        }
+        build.commit().unwrap();
+        build.finish().unwrap();
+        let names = |l: Vec<(String, Vec<String>)>| -> Vec<String> {
+            l.into_iter()
+                .map(|(n, w)| format!("{n}:{}", w.join(" ")))
+                .collect()
+        };
+        assert_eq!(
+            names(Store::open(&path).unwrap().word_lists().unwrap()),
+            ["codenames:z y", "aa:x w", "duet:b a"]
+        );
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch("DROP TABLE word_lists").unwrap();
+        drop(conn);
+        assert!(Store::open(&path).unwrap().word_lists().unwrap().is_empty());
     }
 }

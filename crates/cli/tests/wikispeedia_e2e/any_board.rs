@@ -288,7 +288,8 @@ fn the_server_offers_the_lists_and_takes_any_words() {
         .iter()
         .filter_map(|l| l["name"].as_str())
         .collect();
-    assert_eq!(names, ["codenames", "duet", "deep-undercover"], "{info}");
+    // The lists the build stored: the original game's first, then by name.
+    assert_eq!(names, ["codenames", "deep-undercover", "duet"], "{info}");
     // A game of Duet cards.
     let r = post("/api/new-game", json!({"words": "duet"}));
     assert_eq!(r.status, 200, "{}", r.text());
@@ -328,4 +329,130 @@ fn the_server_offers_the_lists_and_takes_any_words() {
     let r = post("/api/suggest", json!({"pos": ["qzxqzxword", &typed[0]]}));
     assert_eq!(r.status, 422, "{}", r.text());
     assert!(r.text().contains("qzxqzxword"), "{}", r.text());
+}
+
+/// `clue-db ARGS… --db DB` run from a folder with neither `pipeline/` nor `../shared/`: as a
+/// user with the binary on their PATH runs it.
+fn elsewhere(dir: &std::path::Path, args: &[&str]) -> Run {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
+        .args(args)
+        .args(["--db", utf8(db())])
+        .current_dir(dir)
+        .output()
+        .expect("running clue-db");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn board_words(game: &Value) -> Vec<String> {
+    game["board"]["cards"]
+        .as_array()
+        .expect("cards")
+        .iter()
+        .map(|c| c["word"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn boards_come_from_the_lists_the_build_stored_wherever_it_runs() {
+    let c = open(db());
+    let stored = |list: &str| -> Vec<String> {
+        let mut st = c
+            .prepare("SELECT word FROM word_lists WHERE list = ?1 ORDER BY position")
+            .unwrap();
+        st.query_map([list], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    // The build stored each list by name, in its order, each word once.
+    let codenames = stored("codenames");
+    assert_eq!(codenames.len(), 400);
+    assert_eq!(stored("duet"), list("duet.txt"));
+    assert_eq!(stored("deep-undercover").len(), 390);
+    let dir = tempfile::tempdir().unwrap();
+    // Without --words, the original game's cards: none of Deep Undercover's own.
+    let under: Vec<String> = stored("deep-undercover")
+        .into_iter()
+        .filter(|w| !codenames.contains(w))
+        .collect();
+    for seed in ["1", "7", "11"] {
+        let run = elsewhere(dir.path(), &["play", "--seed", seed, "--json"]).ok();
+        let g: Value = serde_json::from_str(&run.stdout).expect("JSON");
+        let words = board_words(&g);
+        assert_eq!(words.len(), 25);
+        for w in &words {
+            assert!(codenames.contains(w), "{w} is no card of the original game");
+            assert!(!under.contains(w), "{w}");
+        }
+    }
+    // A list by name, from a folder without the files.
+    let run = elsewhere(
+        dir.path(),
+        &["play", "--seed", "4", "--words", "duet", "--json"],
+    )
+    .ok();
+    let g: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let duet = list("duet.txt");
+    assert!(board_words(&g).iter().all(|w| duet.contains(w)), "{g}");
+    // An unknown name says which lists there are.
+    let run = elsewhere(dir.path(), &["eval", "--games", "1", "--words", "nope"]).failed();
+    assert!(
+        run.stderr.contains(
+            "no list of that name in the database (lists: codenames, deep-undercover, duet)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // threshold scores only the cards with pages of their own: its boards hold only those, and
+    // the words it leaves out are named as not covered (not as unknown words).
+    let covered: Vec<String> = {
+        let mut st = c
+            .prepare("SELECT term FROM terms WHERE covered = 1")
+            .unwrap();
+        st.query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert!(
+        codenames.iter().any(|w| !covered.contains(w)),
+        "every card covered: the test would not tell"
+    );
+    for seed in ["2", "3", "5"] {
+        let run = elsewhere(
+            dir.path(),
+            &["play", "--seed", seed, "--strategy", "threshold", "--json"],
+        )
+        .ok();
+        assert!(
+            run.stderr
+                .contains("the threshold strategy does not cover them"),
+            "{}",
+            run.stderr
+        );
+        let g: Value = serde_json::from_str(&run.stdout).expect("JSON");
+        for w in board_words(&g) {
+            assert!(covered.contains(&w), "{w} is not covered by threshold");
+        }
+    }
+    // A covered word of relatedness on a threshold board: not covered, not a typo.
+    let uncovered = codenames
+        .iter()
+        .find(|w| !covered.contains(w) && !w.contains(' '))
+        .unwrap();
+    let run = elsewhere(
+        dir.path(),
+        &["suggest", "--pos", uncovered, "--strategy", "threshold"],
+    );
+    assert!(
+        run.stderr.contains(&format!(
+            "\"{uncovered}\" is not covered by the threshold strategy"
+        )) && !run.stderr.contains("closest"),
+        "{}",
+        run.stderr
+    );
 }

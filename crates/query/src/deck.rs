@@ -1,0 +1,127 @@
+//! The cards boards are drawn from (`play`, `eval`, the server's games and generated boards): a
+//! word list the build stored by name, a list a player brings, or by default the original
+//! game's cards; each card one that every strategy in play can score. One place, so that the
+//! command line and the server deal the same boards and leave out the same words.
+
+use crate::answer::{Unknown, unknown_cards, warnings};
+use crate::store_knowledge::StoreKnowledge;
+use crate::strategy::StrategyKind;
+use anyhow::Result;
+
+/// The list boards are drawn from when none is named: the original game's cards. Its words are
+/// the ones every strategy was measured on, and a family's board holds none of Deep
+/// Undercover's adult words.
+pub const DEFAULT_LIST: &str = "codenames";
+
+/// What a deck is called when the database stored no list: every card word with a stored row.
+pub const STORED_CARDS: &str = "the stored card words";
+
+/// The deck when none is named: the stored [`DEFAULT_LIST`], or, in a database built without
+/// it (another game's list, or before lists were stored), every card word with a stored row
+/// (the covered terms, without relatedness).
+pub fn default_deck(k: &StoreKnowledge) -> Result<(String, Vec<String>)> {
+    let lists = k.store().word_lists()?;
+    if let Some((name, words)) = lists.into_iter().find(|(n, _)| n == DEFAULT_LIST) {
+        return Ok((name, words));
+    }
+    Ok((STORED_CARDS.to_string(), crate::Knowledge::card_words(k)?))
+}
+
+/// The words of a list that can be cards of a game with the given strategies, in the list's
+/// order, and the others: unknown to the database, or not covered by one of the strategies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Playable {
+    pub words: Vec<String>,
+    /// Words no strategy can score (each with the closest words that are cards).
+    pub unknown: Vec<Unknown>,
+    /// Per strategy that covers fewer words than the database knows: the words it cannot score.
+    pub uncovered: Vec<(&'static str, Vec<String>)>,
+    /// Whether the database knows no word at all.
+    pub knows_none: bool,
+}
+
+impl Playable {
+    /// A warning for each word of `list` the database does not know, as a board's warnings
+    /// say it (with the closest words that are cards: a typo in a player's list).
+    pub fn warnings(&self, list: &str) -> Vec<String> {
+        warnings(
+            &self.unknown,
+            self.knows_none,
+            &format!("left out of the boards of {list}"),
+        )
+    }
+
+    /// A note for each strategy in play that leaves words of `list` out (they are known, and
+    /// the other strategies could play them).
+    pub fn notes(&self, list: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for (strategy, words) in &self.uncovered {
+            const SHOWN: usize = 12;
+            let shown: Vec<String> = words.iter().take(SHOWN).map(|w| crate::shown(w)).collect();
+            out.push(format!(
+                "{} words of {list} left out of the boards: the {strategy} strategy does not \
+                 cover them (it scores only the card words with pages of their own): {}{}",
+                words.len(),
+                shown.join(", "),
+                if words.len() > SHOWN { ", …" } else { "" }
+            ));
+        }
+        out
+    }
+}
+
+/// Which of `words` every strategy of `strategies` can score as a card: a word the database
+/// does not know is left out, and so is one a strategy does not cover (a board holding it
+/// would judge the strategy's coverage, not its clues, and the server could not start the game).
+pub fn playable(
+    k: &StoreKnowledge,
+    words: &[String],
+    strategies: &[StrategyKind],
+) -> Result<Playable> {
+    let (unknown, knows_none) = crate::answer::not_cards(k, words)?;
+    let mut out = Playable {
+        words: Vec::new(),
+        unknown,
+        uncovered: Vec::new(),
+        knows_none,
+    };
+    let mut left: Vec<&String> = words
+        .iter()
+        .filter(|w| !out.unknown.iter().any(|u| &u.word == *w))
+        .collect();
+    for strategy in strategies {
+        let not_this: Vec<String> = match strategy {
+            // Setnet's targets are the cards it has an embedding for.
+            StrategyKind::Setnet(_) => match crate::Knowledge::setnet(k) {
+                Ok(net) => left
+                    .iter()
+                    .filter(|w| net.card(w).is_none())
+                    .map(|w| w.to_string())
+                    .collect(),
+                Err(_) => Vec::new(),
+            },
+            _ => {
+                let owned: Vec<String> = left.iter().map(|w| w.to_string()).collect();
+                unknown_cards(k, &owned, strategy)?
+                    .0
+                    .into_iter()
+                    .map(|u| u.word)
+                    .collect()
+            }
+        };
+        if !not_this.is_empty() {
+            left.retain(|w| !not_this.contains(w));
+            if let Some((_, ws)) = out
+                .uncovered
+                .iter_mut()
+                .find(|(s, _)| *s == strategy.as_str())
+            {
+                ws.extend(not_this);
+            } else {
+                out.uncovered.push((strategy.as_str(), not_this));
+            }
+        }
+    }
+    out.words = left.into_iter().cloned().collect();
+    Ok(out)
+}
