@@ -773,6 +773,10 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         .map(|k| k.with_margins(margins))
         .collect();
     let strategies: Vec<&dyn Strategy> = kinds.iter().map(|k| k as &dyn Strategy).collect();
+    // Before the boards, the guessers' vectors and `--turns` are read or written, and before any
+    // game: a strategy that cannot run here (setnet without its network) once failed after the
+    // others' games, and their results were lost.
+    query::strategy::check_ready(&strategies, &k).context("--strategies")?;
     let guessers = a
         .guesser
         .iter()

@@ -224,6 +224,7 @@ pub fn evaluate(
     judges: &[&dyn Guesser],
     mut records: Option<&mut RecordSink<'_>>,
 ) -> anyhow::Result<ScenarioReport> {
+    crate::strategy::check_ready(strategies, k)?;
     let mut r = ScenarioReport {
         scenarios: scenarios.len(),
         ..ScenarioReport::default()
