@@ -315,6 +315,26 @@ fn requests_naming_another_host_or_coming_from_another_origin_are_refused() {
     }
     assert_eq!(send(&format!("http://127.0.0.1:{port}")).status, 200);
 
+    // `--host` takes a name that resolves: `localhost` is the loopback address, served as
+    // such (it was refused: "invalid IP address syntax"); a name that does not resolve is
+    // refused naming the option.
+    let mut local = Served::start_with(
+        db(),
+        Start {
+            args: &["--host", "localhost"],
+            ..Start::default()
+        },
+    );
+    assert!(local.url.starts_with("http://127.0.0.1:"), "{}", local.url);
+    let r = client::get(local.addr, "/api/info").unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    local.assert_alive();
+    let run = clue_db(["serve", "--host", "not a host", "--db", utf8(db())]).failed();
+    assert!(
+        run.stderr.contains("--host") && run.stderr.contains("not an IP address"),
+        "{}",
+        run.stderr
+    );
     // Every address: a warning at start; any name is served, other origins still refused.
     let mut open_to_all = Served::start_with(
         db(),
