@@ -802,28 +802,31 @@ fn free_seed(state: &AppState) -> u64 {
     seed
 }
 
+/// 403 when `board` is the layout of a game being played: its seed is on the page, and its
+/// colours would give that game away. The lock is on the board dealt, so a seed stays free with
+/// another deck (and the body's own errors come first: they give nothing away).
+fn not_playing(state: &AppState, seed: u64, board: &Board, then: &str) -> ApiResult<()> {
+    if state.games.playing_board(board) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("seed {seed} deals the board of a game being played: {then}"),
+        ));
+    }
+    Ok(())
+}
+
 /// A seeded board with every colour (for assist mode: a generated board to edit). Never the
-/// board of a game being played: its seed is on the page, and the colours would give the game
-/// away (refused with 403 for a seed asked for; another seed is drawn for one from the clock).
+/// board of a game being played (403 for a seed asked for; a seed from the clock avoids the
+/// seeds of games being played).
 async fn board(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<Value>> {
-    let seed = match b.seed {
-        Some(seed) if state.games.playing_seed(seed) => {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "seed {seed} deals the board of a game being played: its colours are shown when that game ends"
-                ),
-            ));
-        }
-        Some(seed) => seed,
-        None => free_seed(&state),
-    };
+    let seed = b.seed.unwrap_or_else(|| free_seed(&state));
     let words = deck(&state, b.words)?;
-    blocking(&state, move |_, db| {
+    blocking(&state, move |s, db| {
         let board = board_of(db, seed, words.as_deref())?;
+        not_playing(s, seed, &board, "its colours are shown when that game ends")?;
         Ok(Json(json!({ "seed": seed, "cards": board.cards })))
     })
     .await
@@ -865,20 +868,7 @@ async fn new_game(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<crate::game::GameView>> {
-    // Never a second game on the board of one being played: played to its end, it would show
-    // every colour of the first (as `/api/board` would, which refuses the seed too).
-    let seed = match b.seed {
-        Some(seed) if state.games.playing_seed(seed) => {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "seed {seed} deals the board of a game being played: start another seed, or none, until that game ends"
-                ),
-            ));
-        }
-        Some(seed) => seed,
-        None => free_seed(&state),
-    };
+    let seed = b.seed.unwrap_or_else(|| free_seed(&state));
     // Checked now, so a bad name is a 400 before any work; the game keeps the name.
     let name = b
         .strategy
@@ -887,6 +877,14 @@ async fn new_game(
     let words = deck(&state, b.words)?;
     blocking(&state, move |s, db| {
         let board = board_of(db, seed, words.as_deref())?;
+        // Never a second game on the board of one being played: played to its end, it would
+        // show every colour of the first (as `/api/board` would, which refuses it too).
+        not_playing(
+            s,
+            seed,
+            &board,
+            "start another seed, or none, until that game ends",
+        )?;
         let mut game = Game::new(s.games.new_id(), seed, &name, board);
         deal_clue(db, &mut game)?;
         let view = game.view();
