@@ -7,7 +7,6 @@ use query::answer;
 use query::board_model::BoardModel;
 use query::game::{self, PlayParams, Request, Strategy, StrategyKind};
 use query::guesser::{Guesser, OwnGuesser};
-use query::legality::{Illegal, Legality, NoLexicon};
 use query::store_knowledge::{
     StoreKnowledge, StoreLexicon, normalize_word, parse_assassin, parse_list,
 };
@@ -49,8 +48,8 @@ pub struct SuggestArgs {
     /// `"clue": null`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: String,
-    /// How many suggestions (the best and its alternatives), 1 to 100.
-    #[arg(long, default_value_t = 5, value_parser = whole_in(1, 100))]
+    /// How many suggestions (the best and its alternatives), 1 to 100 (as the server's `top`).
+    #[arg(long, default_value_t = 5, value_parser = in_range(query::request::TOP))]
     top: usize,
     #[command(flatten)]
     margin: MarginArg,
@@ -81,18 +80,22 @@ pub struct GuessArgs {
     #[arg(long)]
     clue: String,
     /// The number heard, 0 to 25 (0 = no limit).
-    #[arg(long, value_parser = whole_in(0, 25))]
+    #[arg(long, value_parser = in_range(query::request::COUNT))]
     count: usize,
     /// The unrevealed words, comma-separated.
     #[arg(long)]
     board: String,
-    /// Stop guessing below this score, 0 to 1. Applies to the seed-003 scores (0 to 1), read
-    /// when the clue is no clue word of the relatedness; with relatedness the cards are ranked
-    /// by it, best first, and a card the database does not know is never guessed.
-    #[arg(long, default_value_t = 0.01, value_parser = number_in(0.0, 1.0))]
+    /// Stop guessing below this score, 0 to 1. It applies when the clue is not one of the
+    /// relatedness's clue words and the cards are ranked by their page scores (links and counts
+    /// in Wikipedia pages, 0 to 1); otherwise the cards are ranked by relatedness, best first,
+    /// up to --count. A card the database does not know is never guessed.
+    #[arg(long, default_value_t = 0.01, value_parser = in_range(query::request::FLOOR))]
     floor: f64,
+    /// Print the JSON answer: {"clue", "guesses": [{"word", "score"}, …], "warnings"} (what
+    /// the server's /api/guess answers).
     #[arg(long)]
     json: bool,
+    /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }
@@ -299,6 +302,23 @@ pub fn whole_in(lo: usize, hi: usize) -> clap::builder::RangedU64ValueParser<usi
     clap::builder::RangedU64ValueParser::<usize>::new().range(lo as u64..=hi as u64)
 }
 
+/// A clap parser of a number in one of the ranges the server checks too
+/// ([`query::request::Range`]), its hint as the error (clap names the flag and the value).
+fn in_range<T>(
+    range: query::request::Range<T>,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy + Send + Sync + 'static,
+{
+    move |s| {
+        s.trim()
+            .parse::<T>()
+            .ok()
+            .and_then(|v| range.check(v).ok())
+            .ok_or_else(|| range.hint())
+    }
+}
+
 /// A clap parser of a finite number from `lo` to `hi`, both included.
 fn number_in(lo: f64, hi: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
     move |s| match s.trim().parse::<f64>() {
@@ -479,7 +499,12 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let clue = clue_arg(&a.clue)?;
-    let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
+    // An empty card is refused, as `/api/explain` refuses it.
+    let terms = a
+        .terms
+        .iter()
+        .map(|t| query::request::card_word(t, "TERMS"))
+        .collect::<Result<Vec<String>, _>>()?;
     // Per term: the seed-003 evidence (`scores`), the relatedness (a typed word's as a board
     // computes it) and where the two meet; the set network's view (the terms as the subset);
     // the warnings (an unknown term, a clue no clue word, a network that cannot be shown).
@@ -597,44 +622,24 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let board = parse_list(&a.board);
-    if board.is_empty() {
-        bail!("--board is empty: give the unrevealed words, comma-separated");
-    }
     let clue = clue_arg(&a.clue)?;
-    let mut seen = std::collections::HashSet::new();
-    if let Some(w) = board.iter().find(|w| !seen.insert(w.as_str())) {
-        bail!(
-            "{} is on --board twice; each card is there once",
-            query::shown(w)
-        );
-    }
-    // A card cannot be its own clue (the legality rules' first board rule; a word of a
-    // multi-word card counts).
-    if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
-        bail!(
-            "--clue {} is the card {} on --board: a clue is never a board word",
-            query::shown(&clue),
-            query::shown(&card)
-        );
-    }
     let k = StoreKnowledge::new(&store);
-    let mut warnings = unknown_cards(&k, &board, "it is never guessed")?;
-    if !store.is_clue(&clue)? && store.clue_of_form(&clue)?.is_none() {
-        warnings.push(format!(
-            "{} is no clue word of the database: nothing relates to it",
-            query::shown(&clue)
-        ));
-    }
-    warn(&warnings);
-    // Our own guesser: relatedness when the database has the clue word, else the scores.
-    let guesser = OwnGuesser {
-        knowledge: &k,
-        params: game::GuessParams { floor: a.floor },
-    };
-    let guesses = guesser.guess(&clue, a.count, &board)?;
+    // The server's `/api/guess` asks the same, and prints the same JSON.
+    let g = answer::guess(
+        &k,
+        &answer::Heard {
+            clue: &clue,
+            count: a.count,
+            board: &board,
+            floor: a.floor,
+        },
+        &answer::FLAGS,
+        answer::OnUnknown::Warn,
+    )?;
+    warn(&g.warnings);
     if a.json {
-        writeln!(out, "{}", serde_json::to_string(&guesses)?)?;
-    } else if guesses.is_empty() {
+        writeln!(out, "{}", serde_json::to_string(&g)?)?;
+    } else if g.guesses.is_empty() {
         writeln!(
             out,
             "no word relates to {} (or scores above {}): pass",
@@ -642,7 +647,7 @@ pub fn guess(a: GuessArgs) -> Result<()> {
             a.floor
         )?;
     } else {
-        for g in guesses {
+        for g in g.guesses {
             writeln!(out, "{}\t{:.3}", g.word, g.score)?;
         }
     }
@@ -723,13 +728,6 @@ pub fn play(a: PlayArgs) -> Result<()> {
         g.clues, g.correct, g.incorrect
     )?;
     Ok(())
-}
-
-/// A warning for each board word the relatedness strategies cannot score as a card
-/// ([`answer::not_cards`]), naming the closest words that can be cards.
-pub fn unknown_cards(k: &StoreKnowledge, board: &[String], what_then: &str) -> Result<Vec<String>> {
-    let (unknown, knows_none) = answer::not_cards(k, board)?;
-    Ok(answer::warnings(&unknown, knows_none, what_then))
 }
 
 /// A warning for each board word the database does not know (not in `known`), naming the
