@@ -65,11 +65,13 @@ pub struct SuggestArgs {
 pub struct ExplainArgs {
     /// The clue.
     clue: String,
-    /// The terms to explain it against.
+    /// The cards to explain it against (a card of several words in quotes: "loch ness").
     #[arg(required = true)]
     terms: Vec<String>,
+    /// Print the JSON answer: {"clue", "terms": [the evidence per card], "setnet", "warnings"}.
     #[arg(long)]
     json: bool,
+    /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }
@@ -105,6 +107,8 @@ pub struct PlayArgs {
     /// Seed of the board and the opponent, any whole number from 0 to 2^64 − 1.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// How red's spymaster picks its clues: relatedness, threshold, herfindahl or setnet (as
+    /// `suggest --strategy`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: String,
     #[command(flatten)]
@@ -117,8 +121,11 @@ pub struct PlayArgs {
     opponent: bool,
     #[command(flatten)]
     words: WordsArg,
+    /// Print the game as JSON: the board, every turn (clue, targets, cards revealed) and the
+    /// outcome.
     #[arg(long)]
     json: bool,
+    /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }
@@ -168,8 +175,11 @@ pub struct EvalArgs {
     /// reaches every team card and how often its first pick is right.
     #[arg(long, value_name = "FILE")]
     scenarios: Option<PathBuf>,
+    /// Print the report as JSON: the figures per strategy and guesser (with --scenarios, per
+    /// guesser and strategy).
     #[arg(long)]
     json: bool,
+    /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }

@@ -1223,3 +1223,29 @@ fn long_words_typed_are_never_echoed_whole() {
     );
     assert!(run.stdout.contains("(15000 characters)"), "{}", run.stdout);
 }
+
+/// Every option of the query commands says in `--help` what it is, for users: `--json`,
+/// `--db` and `play --strategy` once showed a bare name, and `guess --floor` spoke of "the
+/// seed-003 scores", a name from the project's history.
+#[test]
+fn every_option_of_the_query_commands_has_help() {
+    for cmd in ["suggest", "explain", "guess", "play", "eval"] {
+        let help = clue_db([cmd, "--help"]).ok().stdout;
+        let lines: Vec<&str> = help.lines().map(str::trim).collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !line.starts_with("--") {
+                continue;
+            }
+            // `--flag <VALUE>  What it is`, or (long help) the text on the lines below; a
+            // default alone (`--db <DB>  [default: …]`) is no help.
+            let said = |t: &str| !t.is_empty() && !t.starts_with('-') && !t.starts_with("[default");
+            let inline = line.split_once("  ").map_or("", |(_, t)| t.trim());
+            let below = lines.get(i + 1).copied().unwrap_or("");
+            assert!(
+                said(inline) || (inline.is_empty() && said(below)),
+                "{cmd} --help: {line:?} has no help"
+            );
+        }
+        assert!(!help.contains("seed-003"), "{cmd} --help: {help}");
+    }
+}
