@@ -534,15 +534,41 @@ pub fn read(a: ReadArgs) -> Result<()> {
 
 pub fn info(db: &Path) -> Result<()> {
     let mut out = crate::out::stdout();
+    // `info` is how one looks at a database this clue-db will not read (another schema
+    // version): its meta is shown, and what it is not, rather than only a refusal.
+    let meta = store::read_meta_of_any_version(db).context("reading table meta")?;
+    let version = meta
+        .iter()
+        .find(|(k, _)| k == "schema_version")
+        .map(|(_, v)| v.clone());
+    let ours = store::SCHEMA_VERSION.to_string();
+    if version.is_some() && version.as_deref() != Some(ours.as_str()) {
+        for (k, v) in &meta {
+            writeln!(out, "{k}\t{v}")?;
+        }
+        let v = version.unwrap_or_default();
+        let why = format!(
+            "no: schema version {v}, and this clue-db reads version {ours} (its cards are not \
+             read; rebuild the database with `make pipeline`, or use the clue-db that built it)"
+        );
+        writeln!(out, "readable\t{why}")?;
+        eprintln!(
+            "clue-db: warning: {}: schema version {v}, not {ours}: only its meta is shown",
+            db.display()
+        );
+        return Ok(());
+    }
     let store = Store::open(db)?;
-    for (k, v) in store.all_meta().context("reading table meta")? {
+    for (k, v) in &meta {
         writeln!(out, "{k}\t{v}")?;
     }
     // What a board may hold, after the build's own records.
     let k = query::store_knowledge::StoreKnowledge::new(&store);
-    let stored = query::Knowledge::card_words(&k)?.len();
+    let stored = query::Knowledge::card_words(&k)
+        .map_err(|e| lacking(&store, e))?
+        .len();
     writeln!(out, "cards.stored\t{stored}")?;
-    let any = if k.any_word()? {
+    let any = if k.any_word().map_err(|e| lacking(&store, e))? {
         format!(
             "yes: any of the {} clue words (or their forms) can be a card, scored from the \
              stored vectors",
@@ -555,4 +581,18 @@ pub fn info(db: &Path) -> Result<()> {
     };
     writeln!(out, "cards.any_word\t{any}")?;
     Ok(())
+}
+
+/// A read of the cards that failed, with the schema's tables the database lacks (a file with
+/// only its `meta` once failed naming one table, as if the rest were there).
+fn lacking(store: &Store, e: anyhow::Error) -> anyhow::Error {
+    match store.missing_tables() {
+        Ok(missing) if !missing.is_empty() => e.context(format!(
+            "reading the card words: the database lacks {} of the schema's tables ({}): it is \
+             not a finished build; build it with `clue-db pipeline all`",
+            missing.len(),
+            missing.join(", ")
+        )),
+        _ => e.context("reading the card words"),
+    }
 }

@@ -7,7 +7,6 @@ use query::answer;
 use query::board_model::BoardModel;
 use query::game::{self, PlayParams, Request, Strategy, StrategyKind};
 use query::guesser::{Guesser, OwnGuesser};
-use query::legality::{Illegal, Legality, NoLexicon};
 use query::store_knowledge::{
     StoreKnowledge, StoreLexicon, normalize_word, parse_assassin, parse_list,
 };
@@ -49,8 +48,8 @@ pub struct SuggestArgs {
     /// `"clue": null`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: String,
-    /// How many suggestions (the best and its alternatives), 1 to 100.
-    #[arg(long, default_value_t = 5, value_parser = whole_in(1, 100))]
+    /// How many suggestions (the best and its alternatives), 1 to 100 (as the server's `top`).
+    #[arg(long, default_value_t = 5, value_parser = in_range(query::request::TOP))]
     top: usize,
     #[command(flatten)]
     margin: MarginArg,
@@ -66,11 +65,13 @@ pub struct SuggestArgs {
 pub struct ExplainArgs {
     /// The clue.
     clue: String,
-    /// The terms to explain it against.
+    /// The cards to explain it against (a card of several words in quotes: "loch ness").
     #[arg(required = true)]
     terms: Vec<String>,
+    /// Print the JSON answer: {"clue", "terms": [the evidence per card], "setnet", "warnings"}.
     #[arg(long)]
     json: bool,
+    /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }
@@ -81,18 +82,22 @@ pub struct GuessArgs {
     #[arg(long)]
     clue: String,
     /// The number heard, 0 to 25 (0 = no limit).
-    #[arg(long, value_parser = whole_in(0, 25))]
+    #[arg(long, value_parser = in_range(query::request::COUNT))]
     count: usize,
     /// The unrevealed words, comma-separated.
     #[arg(long)]
     board: String,
-    /// Stop guessing below this score, 0 to 1. Applies to the seed-003 scores (0 to 1), read
-    /// when the clue is no clue word of the relatedness; with relatedness the cards are ranked
-    /// by it, best first, and a card the database does not know is never guessed.
-    #[arg(long, default_value_t = 0.01, value_parser = number_in(0.0, 1.0))]
+    /// Stop guessing below this score, 0 to 1. It applies when the clue is not one of the
+    /// relatedness's clue words and the cards are ranked by their page scores (links and counts
+    /// in Wikipedia pages, 0 to 1); otherwise the cards are ranked by relatedness, best first,
+    /// up to --count. A card the database does not know is never guessed.
+    #[arg(long, default_value_t = 0.01, value_parser = in_range(query::request::FLOOR))]
     floor: f64,
+    /// Print the JSON answer: {"clue", "guesses": [{"word", "score"}, …], "warnings"} (what
+    /// the server's /api/guess answers).
     #[arg(long)]
     json: bool,
+    /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }
@@ -102,6 +107,8 @@ pub struct PlayArgs {
     /// Seed of the board and the opponent, any whole number from 0 to 2^64 − 1.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// How red's spymaster picks its clues: relatedness, threshold, herfindahl or setnet (as
+    /// `suggest --strategy`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: String,
     #[command(flatten)]
@@ -114,8 +121,11 @@ pub struct PlayArgs {
     opponent: bool,
     #[command(flatten)]
     words: WordsArg,
+    /// Print the game as JSON: the board, every turn (clue, targets, cards revealed) and the
+    /// outcome.
     #[arg(long)]
     json: bool,
+    /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }
@@ -165,8 +175,11 @@ pub struct EvalArgs {
     /// reaches every team card and how often its first pick is right.
     #[arg(long, value_name = "FILE")]
     scenarios: Option<PathBuf>,
+    /// Print the report as JSON: the figures per strategy and guesser (with --scenarios, per
+    /// guesser and strategy).
     #[arg(long)]
     json: bool,
+    /// The database.
     #[arg(long, default_value = DEFAULT_DB)]
     db: PathBuf,
 }
@@ -306,6 +319,23 @@ const MAX_ASSASSIN_WEIGHT: f64 = 100.0;
 /// A clap parser of a whole number from `lo` to `hi`; clap names the flag in its error.
 pub fn whole_in(lo: usize, hi: usize) -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(lo as u64..=hi as u64)
+}
+
+/// A clap parser of a number in one of the ranges the server checks too
+/// ([`query::request::Range`]), its hint as the error (clap names the flag and the value).
+fn in_range<T>(
+    range: query::request::Range<T>,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy + Send + Sync + 'static,
+{
+    move |s| {
+        s.trim()
+            .parse::<T>()
+            .ok()
+            .and_then(|v| range.check(v).ok())
+            .ok_or_else(|| range.hint())
+    }
 }
 
 /// A clap parser of a finite number from `lo` to `hi`, both included.
@@ -488,7 +518,12 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
     let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let clue = clue_arg(&a.clue)?;
-    let terms: Vec<String> = a.terms.iter().map(|t| normalize_word(t)).collect();
+    // An empty card is refused, as `/api/explain` refuses it.
+    let terms = a
+        .terms
+        .iter()
+        .map(|t| query::request::card_word(t, "TERMS"))
+        .collect::<Result<Vec<String>, _>>()?;
     // Per term: the seed-003 evidence (`scores`), the relatedness (a typed word's as a board
     // computes it) and where the two meet; the set network's view (the terms as the subset);
     // the warnings (an unknown term, a clue no clue word, a network that cannot be shown).
@@ -606,44 +641,24 @@ pub fn guess(a: GuessArgs) -> Result<()> {
     let mut out = crate::out::stdout();
     let store = Store::open(&a.db)?;
     let board = parse_list(&a.board);
-    if board.is_empty() {
-        bail!("--board is empty: give the unrevealed words, comma-separated");
-    }
     let clue = clue_arg(&a.clue)?;
-    let mut seen = std::collections::HashSet::new();
-    if let Some(w) = board.iter().find(|w| !seen.insert(w.as_str())) {
-        bail!(
-            "{} is on --board twice; each card is there once",
-            query::shown(w)
-        );
-    }
-    // A card cannot be its own clue (the legality rules' first board rule; a word of a
-    // multi-word card counts).
-    if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
-        bail!(
-            "--clue {} is the card {} on --board: a clue is never a board word",
-            query::shown(&clue),
-            query::shown(&card)
-        );
-    }
     let k = StoreKnowledge::new(&store);
-    let mut warnings = unknown_cards(&k, &board, "it is never guessed")?;
-    if !store.is_clue(&clue)? && store.clue_of_form(&clue)?.is_none() {
-        warnings.push(format!(
-            "{} is no clue word of the database: nothing relates to it",
-            query::shown(&clue)
-        ));
-    }
-    warn(&warnings);
-    // Our own guesser: relatedness when the database has the clue word, else the scores.
-    let guesser = OwnGuesser {
-        knowledge: &k,
-        params: game::GuessParams { floor: a.floor },
-    };
-    let guesses = guesser.guess(&clue, a.count, &board)?;
+    // The server's `/api/guess` asks the same, and prints the same JSON.
+    let g = answer::guess(
+        &k,
+        &answer::Heard {
+            clue: &clue,
+            count: a.count,
+            board: &board,
+            floor: a.floor,
+        },
+        &answer::FLAGS,
+        answer::OnUnknown::Warn,
+    )?;
+    warn(&g.warnings);
     if a.json {
-        writeln!(out, "{}", serde_json::to_string(&guesses)?)?;
-    } else if guesses.is_empty() {
+        writeln!(out, "{}", serde_json::to_string(&g)?)?;
+    } else if g.guesses.is_empty() {
         writeln!(
             out,
             "no word relates to {} (or scores above {}): pass",
@@ -651,7 +666,7 @@ pub fn guess(a: GuessArgs) -> Result<()> {
             a.floor
         )?;
     } else {
-        for g in guesses {
+        for g in g.guesses {
             writeln!(out, "{}\t{:.3}", g.word, g.score)?;
         }
     }
@@ -728,13 +743,6 @@ pub fn play(a: PlayArgs) -> Result<()> {
     Ok(())
 }
 
-/// A warning for each board word the relatedness strategies cannot score as a card
-/// ([`answer::not_cards`]), naming the closest words that can be cards.
-pub fn unknown_cards(k: &StoreKnowledge, board: &[String], what_then: &str) -> Result<Vec<String>> {
-    let (unknown, knows_none) = answer::not_cards(k, board)?;
-    Ok(answer::warnings(&unknown, knows_none, what_then))
-}
-
 /// Said with every evaluation, in text and JSON.
 pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figures";
 
@@ -766,6 +774,10 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         .map(|k| k.with_margins(margins))
         .collect();
     let strategies: Vec<&dyn Strategy> = kinds.iter().map(|k| k as &dyn Strategy).collect();
+    // Before the boards, the guessers' vectors and `--turns` are read or written, and before any
+    // game: a strategy that cannot run here (setnet without its network) once failed after the
+    // others' games, and their results were lost.
+    query::strategy::check_ready(&strategies, &k).context("--strategies")?;
     let guessers = a
         .guesser
         .iter()

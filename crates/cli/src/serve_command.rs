@@ -17,9 +17,10 @@ pub struct ServeArgs {
     /// The port (0: any free port; the URL printed says which).
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// The address to listen on. The server has no authentication: keep 127.0.0.1 unless the
-    /// network is yours (0.0.0.0 opens it to every machine that can reach this one).
-    #[arg(long, default_value = "127.0.0.1")]
+    /// The address to listen on: an IP address, or a name this machine resolves (`localhost`).
+    /// The server has no authentication: keep 127.0.0.1 unless the network is yours (0.0.0.0
+    /// opens it to every machine that can reach this one).
+    #[arg(long, default_value = "127.0.0.1", value_parser = host_addr)]
     host: IpAddr,
     /// Open the page in the desktop's browser.
     #[arg(long)]
@@ -82,6 +83,27 @@ fn positive_seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--host`: an IP address as it is, or a name resolved to one, its first IPv4 address if it
+/// has one (`localhost` is 127.0.0.1, the address the server's own checks expect first);
+/// clap names the option in the error.
+fn host_addr(s: &str) -> Result<IpAddr, String> {
+    if let Ok(ip) = s.parse::<IpAddr>() {
+        return Ok(ip);
+    }
+    let addrs: Vec<IpAddr> = std::net::ToSocketAddrs::to_socket_addrs(&(s, 0))
+        .map_err(|e| {
+            format!("not an IP address, nor a name this machine resolves ({e}): give 127.0.0.1, localhost or 0.0.0.0")
+        })?
+        .map(|a| a.ip())
+        .collect();
+    addrs
+        .iter()
+        .find(|ip| ip.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| "a name with no address: give an IP address".to_string())
+}
+
 pub fn serve(a: ServeArgs) -> Result<()> {
     let timeout = Duration::from_secs_f64(a.client_timeout);
     let server = serve::Server::bind(&serve::Config {
@@ -120,4 +142,18 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         eprintln!("clue-db serve: could not open a browser ({e:#}); open {url} yourself");
     }
     server.run()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--host localhost` was refused ("invalid IP address syntax"); an address is taken as it
+    /// is, a name by what it resolves to, IPv4 first.
+    #[test]
+    fn host_takes_addresses_and_names_that_resolve() {
+        assert_eq!(host_addr("0.0.0.0"), Ok("0.0.0.0".parse().unwrap()));
+        assert_eq!(host_addr("::1"), Ok("::1".parse().unwrap()));
+        assert_eq!(host_addr("localhost"), Ok("127.0.0.1".parse().unwrap()));
+    }
 }

@@ -602,6 +602,59 @@ fn messages_name_the_database_and_cut_long_words() {
     );
 }
 
+/// `info` is the tool to look at a database: one of another schema version shows its meta and
+/// says it is not the version this binary reads (exit 0; the query commands still refuse it),
+/// and one holding only its meta fails naming the tables it lacks.
+#[test]
+fn info_shows_what_it_can_of_a_database_it_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_meta = |name: &str, version: &str| {
+        let db = dir.path().join(name);
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute_batch(&format!(
+                "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+                 INSERT INTO meta VALUES ('schema_version', '{version}'), ('source', 'by hand');"
+            ))
+            .unwrap();
+        db
+    };
+    let other = with_meta("other.sqlite", "7");
+    let run = clue_db(["info", "--db", utf8(&other)]).ok();
+    assert!(
+        run.stdout
+            .starts_with("schema_version\t7\nsource\tby hand\n"),
+        "{}",
+        run.stdout
+    );
+    let ours = store::SCHEMA_VERSION.to_string();
+    let last = run.stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("readable\tno: schema version 7")
+            && last.contains(&format!("reads version {ours}")),
+        "{last}"
+    );
+    assert!(
+        run.stderr.contains("only its meta is shown"),
+        "{}",
+        run.stderr
+    );
+    // The commands that read it still refuse it.
+    let run = clue_db(["suggest", "--pos", "apple", "--db", utf8(&other)]).failed();
+    assert!(run.stderr.contains("schema version 7"), "{}", run.stderr);
+
+    let bare = with_meta("bare.sqlite", &ours);
+    let run = clue_db(["info", "--db", utf8(&bare)]).failed();
+    assert!(run.stdout.contains("source\tby hand"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("the database lacks")
+            && run.stderr.contains("relatedness_vectors")
+            && run.stderr.contains("clue-db pipeline all"),
+        "{}",
+        run.stderr
+    );
+}
+
 // ---- issue 22: malformed stored data, and builds that yield nothing ----
 
 /// [`small_db`] with every pipeline stage run on it (`pipeline all`: relatedness included),

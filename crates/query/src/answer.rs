@@ -26,6 +26,10 @@ pub struct Names {
     pub neg: &'static str,
     pub neutral: &'static str,
     pub assassin: &'static str,
+    /// The unrevealed cards a guesser reads (`guess`).
+    pub board: &'static str,
+    /// The clue a guesser hears.
+    pub clue: &'static str,
     /// Said after "give at least one of your team's words" (how to give several).
     pub list_hint: &'static str,
 }
@@ -36,6 +40,8 @@ pub const FLAGS: Names = Names {
     neg: "--neg",
     neutral: "--neutral",
     assassin: "--assassin",
+    board: "--board",
+    clue: "--clue",
     list_hint: " (comma-separated)",
 };
 
@@ -45,6 +51,8 @@ pub const FIELDS: Names = Names {
     neg: "neg",
     neutral: "neutral",
     assassin: "assassin",
+    board: "board",
+    clue: "clue",
     list_hint: "",
 };
 
@@ -98,14 +106,13 @@ pub enum OnUnknown {
 }
 
 /// How to answer: the strategy (with its `top` and margins), the caller's names for the board's
-/// lists, what to do with unknown words, the most cards a board may hold (none on the command
-/// line: a board of every covered term is how one asks whether any clue is safe).
+/// lists, what to do with unknown words. Every front end holds a board to [`MAX_CARDS`]: the
+/// command line once took any number, and a board the server refused was answered there.
 #[derive(Debug, Clone)]
 pub struct Options {
     pub strategy: StrategyKind,
     pub names: Names,
     pub on_unknown: OnUnknown,
-    pub max_cards: Option<usize>,
 }
 
 impl Options {
@@ -116,7 +123,6 @@ impl Options {
             strategy,
             names: FLAGS,
             on_unknown: OnUnknown::Warn,
-            max_cards: None,
         }
     }
 
@@ -126,7 +132,6 @@ impl Options {
             strategy,
             names: FIELDS,
             on_unknown: OnUnknown::Refuse,
-            max_cards: Some(MAX_CARDS),
         }
     }
 }
@@ -148,12 +153,18 @@ pub const NO_TARGET: &str = "no clue: no word of the team is one the strategy ca
 /// no clue, why ([`NO_SAFE_CLUE`] or [`NO_TARGET`]), so every front end says the same. Errors
 /// that are the board's are a [`BoardError`] or [`UnknownWords`] (the server's 400 and 422).
 pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answer> {
-    check_board(req, &opts.names, opts.max_cards)?;
+    check_board(req, &opts.names)?;
     let board = req.board_words();
     let (unknown, knows_none) = unknown_cards(k, &board, &opts.strategy)?;
-    let warnings = match opts.on_unknown {
+    let mut warnings = match opts.on_unknown {
         OnUnknown::Refuse if !unknown.is_empty() => return Err(UnknownWords(unknown).into()),
         _ => warnings(&unknown, knows_none, UNKNOWN_CARD),
+    };
+    let (given, ignored) = given_clues(&req.given);
+    warnings.extend(ignored);
+    let req = &Request {
+        given,
+        ..req.clone()
     };
     // A board that cannot be answered still says what it found wrong with its words.
     let ranked = ranked(k, k.lexicon(), req, &opts.strategy).map_err(|e| {
@@ -177,6 +188,125 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
         answer.warnings.push(reason.to_string());
     }
     Ok(answer)
+}
+
+/// The clues given before that a clue can be compared with (one word of letters, at most
+/// [`crate::SHOWN_CHARS`] of them, as a clue is), and a warning for each other, which is
+/// ignored: a slip in the game's history is no reason to refuse its board.
+pub fn given_clues(given: &[String]) -> (Vec<String>, Vec<String>) {
+    let mut kept = Vec::new();
+    let mut warnings = Vec::new();
+    for g in given {
+        if g.chars().count() <= crate::SHOWN_CHARS && crate::legality::is_word(g) {
+            kept.push(g.clone());
+        } else {
+            warnings.push(format!(
+                "given {} is not a clue word and was ignored",
+                crate::shown(g)
+            ));
+        }
+    }
+    (kept, warnings)
+}
+
+/// What a guesser is told: the clue (normalised), its number (0: no limit), the unrevealed
+/// cards and the floor under which it stops (on the scores; [`crate::request::FLOOR`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Heard<'a> {
+    pub clue: &'a str,
+    pub count: usize,
+    pub board: &'a [String],
+    pub floor: f64,
+}
+
+/// What `clue-db guess --json` and `/api/guess` answer: the clue, our guesser's picks (best
+/// first), then the warnings (cards the database does not know, a clue nothing relates to).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Guessed {
+    pub clue: String,
+    pub guesses: Vec<crate::guesser::Guess>,
+    pub warnings: Vec<String>,
+}
+
+/// Our own guesser's answer to a clue, for every front end: the board's checks (a card, each
+/// once, at most [`MAX_CARDS`], the clue no card of it) as [`BoardError`]s, the cards it
+/// cannot score (a warning each, never guessed, or [`UnknownWords`] with
+/// [`OnUnknown::Refuse`]), and a warning when the database has no such clue word.
+pub fn guess(
+    k: &StoreKnowledge,
+    heard: &Heard<'_>,
+    names: &Names,
+    on_unknown: OnUnknown,
+) -> Result<Guessed> {
+    let Heard {
+        clue,
+        count,
+        board,
+        floor,
+    } = *heard;
+    if board.is_empty() {
+        return Err(BoardError(format!(
+            "{} is empty: give the unrevealed words{}",
+            names.board, names.list_hint
+        ))
+        .into());
+    }
+    if board.len() > MAX_CARDS {
+        return Err(BoardError(format!(
+            "the board has {} words; a board has at most {MAX_CARDS} cards",
+            board.len()
+        ))
+        .into());
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(w) = board.iter().find(|w| !seen.insert(w.as_str())) {
+        return Err(BoardError(format!(
+            "{} is on {} twice; a card is on the board once",
+            crate::shown(w),
+            names.board
+        ))
+        .into());
+    }
+    // A card cannot be its own clue (the legality rules' first board rule; a word of a
+    // multi-word card counts).
+    if let Err(crate::legality::Illegal::BoardWord(card)) =
+        Legality::new(board, &crate::legality::NoLexicon).check(clue)
+    {
+        return Err(BoardError(format!(
+            "{} {} is the card {} on {}: a clue is never a board word",
+            names.clue,
+            crate::shown(clue),
+            crate::shown(&card),
+            names.board
+        ))
+        .into());
+    }
+    let (unknown, knows_none) = not_cards(k, board)?;
+    let mut warnings = match on_unknown {
+        OnUnknown::Refuse if !unknown.is_empty() => return Err(UnknownWords(unknown).into()),
+        _ => warnings(&unknown, knows_none, "it is never guessed"),
+    };
+    let store = k.store();
+    if !store.is_clue(clue)? && store.clue_of_form(clue)?.is_none() {
+        warnings.push(format!(
+            "{} is no clue word of the database: nothing relates to it",
+            crate::shown(clue)
+        ));
+    }
+    let guesses = crate::guesser::Guesser::guess(
+        &crate::guesser::OwnGuesser {
+            knowledge: k,
+            params: crate::guesser::GuessParams { floor },
+        },
+        clue,
+        count,
+        board,
+    )?;
+    Ok(Guessed {
+        clue: clue.to_string(),
+        guesses,
+        warnings,
+    })
 }
 
 /// Whether the strategy can make any of the team's words a target: a word it can score, and for
@@ -216,13 +346,9 @@ pub fn ranked(
     strategy.suggest(k, req, &legality(req, lexicon))
 }
 
-/// Fails on a board a user cannot mean: no team card, more than `max_cards` cards, or a word
+/// Fails on a board a user cannot mean: no team card, more than [`MAX_CARDS`] cards, or a word
 /// given twice (in one list, or as two colours: the message names both lists).
-pub fn check_board(
-    req: &Request,
-    names: &Names,
-    max_cards: Option<usize>,
-) -> Result<(), BoardError> {
+pub fn check_board(req: &Request, names: &Names) -> Result<(), BoardError> {
     if req.pos.is_empty() {
         return Err(BoardError(format!(
             "{} is empty: give at least one of your team's words{}",
@@ -230,11 +356,9 @@ pub fn check_board(
         )));
     }
     let cards = req.pos.len() + req.neg.len() + req.neutral.len() + req.assassin.iter().count();
-    if let Some(max) = max_cards
-        && cards > max
-    {
+    if cards > MAX_CARDS {
         return Err(BoardError(format!(
-            "the board has {cards} words; a board has at most {max} cards"
+            "the board has {cards} words; a board has at most {MAX_CARDS} cards"
         )));
     }
     let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
@@ -399,6 +523,21 @@ mod tests {
         assert!(unknown_words(&board[..1], &known).is_empty());
     }
 
+    /// A given clue that is no word (two words, a digit, a long run) is left out with a
+    /// warning; the others are kept, in order.
+    #[test]
+    fn given_clues_that_are_no_clue_word_are_ignored_with_a_warning() {
+        let long = "x".repeat(65);
+        let (kept, warned) = given_clues(&words(&["fruit", "ice cream", "tree", "r2d2", &long]));
+        assert_eq!(kept, ["fruit", "tree"]);
+        assert_eq!(warned.len(), 3, "{warned:?}");
+        assert_eq!(
+            warned[0],
+            "given \"ice cream\" is not a clue word and was ignored"
+        );
+        assert!(warned[2].contains("(65 characters)"), "{}", warned[2]);
+    }
+
     #[test]
     fn a_word_a_strategy_does_not_cover_is_said_so_not_taken_for_a_typo() {
         let goat = Unknown {
@@ -429,7 +568,7 @@ mod tests {
             assassin: assassin.map(String::from),
             ..Request::default()
         };
-        let err = |r: &Request, n: &Names| check_board(r, n, Some(MAX_CARDS)).unwrap_err().0;
+        let err = |r: &Request, n: &Names| check_board(r, n).unwrap_err().0;
         assert!(err(&req(&[], &["fire"], None), &FLAGS).starts_with("--pos is empty"));
         assert!(err(&req(&[], &["fire"], None), &FIELDS).starts_with("pos is empty"));
         assert_eq!(
@@ -447,7 +586,19 @@ mod tests {
         let many: Vec<String> = (0..26).map(|i| format!("w{i}")).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();
         assert!(err(&req(&many, &[], None), &FIELDS).contains("26 words"));
-        assert!(check_board(&req(&many[..25], &[], None), &FLAGS, Some(MAX_CARDS)).is_ok());
+        // The command line's names hold a board to the same 25 cards: 9 + 8 + 8 + 1 is 26.
+        let split = Request {
+            pos: words(&many[..9]),
+            neg: words(&many[9..17]),
+            neutral: words(&many[17..25]),
+            assassin: Some("x".to_string()),
+            ..Request::default()
+        };
+        assert_eq!(
+            err(&split, &FLAGS),
+            "the board has 26 words; a board has at most 25 cards"
+        );
+        assert!(check_board(&req(&many[..25], &[], None), &FLAGS).is_ok());
     }
 
     #[test]
@@ -462,24 +613,24 @@ mod tests {
                 given: Vec::new(),
             };
         assert!(
-            check_board(&board(&[], &["a"], &[], None), &FLAGS, None)
+            check_board(&board(&[], &["a"], &[], None), &FLAGS)
                 .unwrap_err()
                 .to_string()
                 .contains("--pos is empty")
         );
-        let e = check_board(&board(&["a"], &["a"], &[], None), &FLAGS, None)
+        let e = check_board(&board(&["a"], &["a"], &[], None), &FLAGS)
             .unwrap_err()
             .to_string();
         assert!(e.contains("--pos and --neg"), "{e}");
-        let e = check_board(&board(&["a"], &["b"], &["b"], None), &FLAGS, None)
+        let e = check_board(&board(&["a"], &["b"], &["b"], None), &FLAGS)
             .unwrap_err()
             .to_string();
         assert!(e.contains("--neg and --neutral"), "{e}");
-        let e = check_board(&board(&["a"], &[], &["c", "c"], None), &FLAGS, None)
+        let e = check_board(&board(&["a"], &[], &["c", "c"], None), &FLAGS)
             .unwrap_err()
             .to_string();
         assert!(e.contains("--neutral and --neutral"), "{e}");
-        assert!(check_board(&board(&["a"], &["b"], &[], Some("a")), &FLAGS, None).is_err());
-        assert!(check_board(&board(&["a"], &["b"], &["d"], Some("c")), &FLAGS, None).is_ok());
+        assert!(check_board(&board(&["a"], &["b"], &[], Some("a")), &FLAGS).is_err());
+        assert!(check_board(&board(&["a"], &["b"], &["d"], Some("c")), &FLAGS).is_ok());
     }
 }

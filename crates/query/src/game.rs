@@ -515,6 +515,7 @@ pub fn eval(
     params: &PlayParams,
     mut turns: Option<Turns<'_, '_>>,
 ) -> anyhow::Result<Vec<StrategyReport>> {
+    crate::strategy::check_ready(strategies, k)?;
     let mut out = Vec::new();
     for g in guessers {
         for s in strategies {

@@ -39,6 +39,76 @@ impl Request {
     }
 }
 
+/// A number a request carries beside its board, with the range every front end accepts: the
+/// CLI checks it as the flag is read (clap names the flag), the server as the body is read (400
+/// naming the field), both with [`Range::hint`], so the two cannot drift apart.
+#[derive(Debug, Clone, Copy)]
+pub struct Range<T> {
+    pub lo: T,
+    pub hi: T,
+    /// What the number is, as "give …" says it.
+    pub what: &'static str,
+}
+
+/// How many suggestions an answer holds (the best and its alternatives). 100 costs a board a
+/// few milliseconds more and an 8 KB answer; past it a number is a mistake, not a setting
+/// (`--top 18446744073709551615` once asked for memory for that many).
+pub const TOP: Range<usize> = Range {
+    lo: 1,
+    hi: 100,
+    what: "how many suggestions",
+};
+
+/// The number a guesser hears with a clue: at most a board's cards, 0 for no limit.
+pub const COUNT: Range<usize> = Range {
+    lo: 0,
+    hi: 25,
+    what: "the number heard (0: no limit)",
+};
+
+/// The guesser's confidence floor: the `scores` table's range (a relatedness reading is ranked,
+/// not cut).
+pub const FLOOR: Range<f64> = Range {
+    lo: 0.0,
+    hi: 1.0,
+    what: "the score under which the guesser stops",
+};
+
+/// A number outside its [`Range`]; the message is [`Range::hint`], which the front end puts
+/// after the flag's or field's name and the value.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct OutOfRange(pub String);
+
+impl<T: PartialOrd + std::fmt::Display + Copy> Range<T> {
+    /// `v` if it is in the range (a NaN is not).
+    pub fn check(&self, v: T) -> Result<T, OutOfRange> {
+        if self.lo <= v && v <= self.hi {
+            Ok(v)
+        } else {
+            Err(OutOfRange(self.hint()))
+        }
+    }
+
+    /// What to give instead: "give how many suggestions, from 1 to 100".
+    pub fn hint(&self) -> String {
+        format!("give {}, from {} to {}", self.what, self.lo, self.hi)
+    }
+}
+
+/// A card as typed, normalised ([`crate::store_knowledge::normalize_word`]); an empty one (`""`,
+/// spaces) names no card and is refused, naming the list (`terms`, `TERMS`), as a board with an
+/// empty team is: `explain monarch ""` once explained "" and offered the closest two-letter words.
+pub fn card_word(raw: &str, list: &str) -> Result<String, crate::answer::BoardError> {
+    let w = crate::store_knowledge::normalize_word(raw);
+    if w.is_empty() {
+        return Err(crate::answer::BoardError(format!(
+            "{list} holds an empty word: give each card as a word"
+        )));
+    }
+    Ok(w)
+}
+
 /// One clue: the word, its number, the cards it is meant for, and the strategy's score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Suggestion {
@@ -140,6 +210,43 @@ impl Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_card_is_refused_naming_its_list() {
+        assert_eq!(card_word(" Loch  Ness ", "terms").unwrap(), "loch ness");
+        for empty in ["", "   "] {
+            assert_eq!(
+                card_word(empty, "TERMS").unwrap_err().to_string(),
+                "TERMS holds an empty word: give each card as a word"
+            );
+        }
+    }
+
+    /// The ranges take their ends and refuse what is past them (and a NaN), saying the range.
+    #[test]
+    fn ranges_take_their_ends_and_name_themselves_when_refusing() {
+        assert_eq!(TOP.check(1).unwrap(), 1);
+        assert_eq!(TOP.check(100).unwrap(), 100);
+        assert_eq!(
+            TOP.check(0).unwrap_err().to_string(),
+            "give how many suggestions, from 1 to 100"
+        );
+        assert!(TOP.check(101).is_err());
+        assert_eq!(COUNT.check(0).unwrap(), 0);
+        assert_eq!(COUNT.check(25).unwrap(), 25);
+        assert!(
+            COUNT
+                .check(26)
+                .unwrap_err()
+                .to_string()
+                .ends_with("from 0 to 25")
+        );
+        assert_eq!(FLOOR.check(1.0).unwrap(), 1.0);
+        for bad in [-0.1, 1.5, 5.0, f64::NAN, f64::INFINITY] {
+            let e = FLOOR.check(bad).unwrap_err().to_string();
+            assert!(e.ends_with("from 0 to 1"), "{bad}: {e}");
+        }
+    }
 
     /// `first_kept` gives what sorting every item, filtering and taking `n` gives, for lists
     /// shorter and far longer than its first chunk, with ties on the first key broken by the

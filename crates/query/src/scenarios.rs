@@ -40,6 +40,8 @@ const COLUMNS: crate::answer::Names = crate::answer::Names {
     neg: "avoid",
     neutral: "neutral",
     assassin: "assassin",
+    board: "board",
+    clue: "clue",
     list_hint: "",
 };
 
@@ -125,7 +127,7 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<Scenario>> {
             neg: s.avoid.clone(),
             ..Request::default()
         };
-        crate::answer::check_board(&board, &COLUMNS, Some(crate::answer::MAX_CARDS))
+        crate::answer::check_board(&board, &COLUMNS)
             .with_context(|| format!("{}: line {n}", path.display()))?;
         out.push(s);
     }
@@ -224,6 +226,7 @@ pub fn evaluate(
     judges: &[&dyn Guesser],
     mut records: Option<&mut RecordSink<'_>>,
 ) -> anyhow::Result<ScenarioReport> {
+    crate::strategy::check_ready(strategies, k)?;
     let mut r = ScenarioReport {
         scenarios: scenarios.len(),
         ..ScenarioReport::default()

@@ -34,6 +34,26 @@ pub trait Strategy {
     ) -> anyhow::Result<Option<Suggestion>> {
         Ok(None)
     }
+    /// Fails when the strategy cannot run on `k` at all (setnet on a database without its
+    /// trained network), so that a run of many games fails before the first, not after the
+    /// other strategies' games. Ready by default.
+    fn ready(&self, _k: &dyn Knowledge) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// Checks that every strategy can run ([`Strategy::ready`]), naming the first that cannot and
+/// why: `eval` and the scenarios call it before any game, so no finished result is lost.
+pub fn check_ready(strategies: &[&dyn Strategy], k: &dyn Knowledge) -> anyhow::Result<()> {
+    for s in strategies {
+        s.ready(k).map_err(|e| {
+            e.context(format!(
+                "strategy {} cannot run on this database (checked before any game)",
+                s.name()
+            ))
+        })?;
+    }
+    Ok(())
 }
 
 /// The built-in strategies with their parameters.
@@ -168,6 +188,12 @@ impl StrategyKind {
 }
 
 impl Strategy for StrategyKind {
+    fn ready(&self, k: &dyn Knowledge) -> anyhow::Result<()> {
+        match self {
+            StrategyKind::Setnet(_) => k.setnet().map(|_| ()),
+            _ => Ok(()),
+        }
+    }
     fn name(&self) -> &str {
         self.as_str()
     }

@@ -456,3 +456,39 @@ fn eval_counts_the_clues_the_fallback_gave() {
     assert_eq!(reports[0].fallbacks, 0, "{:?}", reports[0]);
     assert!(reports[0].clues > 0);
 }
+
+/// A strategy that cannot run here (setnet with no network) fails the evaluation before any
+/// game, naming it and why: `eval --strategies relatedness,setnet` once played every
+/// relatedness game, then failed on setnet's first and printed nothing.
+#[test]
+fn eval_fails_before_any_game_when_a_strategy_cannot_run() {
+    let k = private_knowledge();
+    let own = OwnGuesser::new(&k);
+    let t: StrategyKind = "threshold".parse().unwrap();
+    let s: StrategyKind = "setnet".parse().unwrap();
+    let mut turns = 0;
+    let mut sink = |_: &query::game::TurnRecord| {
+        turns += 1;
+        Ok(())
+    };
+    let e = eval(
+        3,
+        7,
+        &[&t, &s],
+        &[&own],
+        &k,
+        &NoLexicon,
+        &WITH_BLUE,
+        Some(query::game::Turns {
+            sink: &mut sink as &mut query::game::TurnSink,
+            alternatives: 0,
+        }),
+    )
+    .unwrap_err();
+    let e = format!("{e:#}");
+    assert!(
+        e.contains("strategy setnet cannot run") && e.contains("setnet_weights"),
+        "{e}"
+    );
+    assert_eq!(turns, 0, "no game was played");
+}

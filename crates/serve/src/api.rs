@@ -20,7 +20,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use query::game::{Answer, Board, Role, Suggestion};
-use query::legality::{Illegal, Legality, NoLexicon, is_word};
+use query::legality::is_word;
 use query::store_knowledge::normalize_word;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -38,8 +38,8 @@ pub const MAX_WORDS: usize = 25;
 /// The longest card word or clue accepted, in characters; also the most characters of a word a
 /// message echoes.
 pub const MAX_WORD_CHARS: usize = 64;
-/// The most suggestions `/api/suggest` returns.
-pub const MAX_TOP: usize = 20;
+/// The most suggestions `/api/suggest` returns, as `clue-db suggest --top`.
+pub const MAX_TOP: usize = query::request::TOP.hi;
 
 const INDEX_HTML: &str = include_str!("../static/index.html");
 const APP_JS: &str = include_str!("../static/app.js");
@@ -425,17 +425,13 @@ fn card_word(raw: &str, field: &str) -> ApiResult<String> {
             "a word of {field} is longer than {MAX_WORD_CHARS} characters"
         )));
     }
-    let w = normalize_word(raw);
-    if w.is_empty() {
-        return Err(ApiError::bad(format!("{field} holds an empty word")));
-    }
-    Ok(w)
+    query::request::card_word(raw, field).map_err(|e| ApiError::bad(e.to_string()))
 }
 
 fn card_words(raw: &[String], field: &str) -> ApiResult<Vec<String>> {
     if raw.len() > MAX_WORDS {
         return Err(ApiError::bad(format!(
-            "{field} has {} words; a board has {MAX_WORDS} cards",
+            "{field} has {} words; a board has at most {MAX_WORDS} cards",
             raw.len()
         )));
     }
@@ -452,28 +448,6 @@ fn clue_word(raw: &str) -> ApiResult<String> {
         )));
     }
     Ok(c)
-}
-
-/// Refuses a word given twice (a card has one colour), naming both places.
-fn no_repeats(lists: &[(&str, &[String])]) -> ApiResult<()> {
-    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
-    for (field, words) in lists {
-        for w in *words {
-            if let Some(first) = seen.insert(w, field) {
-                return Err(ApiError::bad(format!(
-                    "{} is given twice ({first} and {field}); a card is on the board once",
-                    shown(w)
-                )));
-            }
-        }
-    }
-    if seen.len() > MAX_WORDS {
-        return Err(ApiError::bad(format!(
-            "the board has {} words; a board has at most {MAX_WORDS} cards",
-            seen.len()
-        )));
-    }
-    Ok(())
 }
 
 /// 422 naming every word the database cannot score as a card (no stored row, and no word of
@@ -558,11 +532,9 @@ async fn suggest(
         .map(|a| card_word(a, "assassin"))
         .transpose()?;
     let top = b.top.unwrap_or(5);
-    if !(1..=MAX_TOP).contains(&top) {
-        return Err(ApiError::bad(format!(
-            "top {top}: give how many suggestions, 1 to {MAX_TOP}"
-        )));
-    }
+    query::request::TOP
+        .check(top)
+        .map_err(|e| ApiError::bad(format!("top {top}: {e}")))?;
     let margin = b.assassin_margin;
     if let Some(m) = margin
         && !(m.is_finite() && m >= 0.0)
@@ -577,17 +549,8 @@ async fn suggest(
             b.given.len()
         )));
     }
-    let mut warnings = Vec::new();
-    let mut given = Vec::new();
-    for g in &b.given {
-        match clue_word(g) {
-            Ok(c) => given.push(c),
-            Err(_) => warnings.push(format!(
-                "given {} is not a clue word and was ignored",
-                shown(g)
-            )),
-        }
-    }
+    // A given clue that is no clue word is the query engine's warning, as on the command line.
+    let given = b.given.iter().map(|g| normalize_word(g)).collect();
     let strategy = strategy(b.strategy.as_deref())?;
     let q = SuggestQuery {
         pos,
@@ -599,9 +562,8 @@ async fn suggest(
         top,
         assassin_margin: margin,
     };
-    let mut answer = blocking(&state, move |_, db| db.suggest(&q).map_err(answer_error)).await?;
-    // `clue-db suggest --json`'s answer, its `"warnings"` (after the other keys) being the API's.
-    answer.warnings.extend(warnings);
+    // `clue-db suggest --json`'s answer, its `"warnings"` after the other keys.
+    let answer = blocking(&state, move |_, db| db.suggest(&q).map_err(answer_error)).await?;
     Ok(Json(answer))
 }
 
@@ -650,37 +612,27 @@ pub struct GuessBody {
     pub floor: Option<f64>,
 }
 
-/// The guesser's ranking of the unrevealed words for a clue (`clue-db guess --json`).
+/// The guesser's ranking of the unrevealed words for a clue, with its warnings: `clue-db guess
+/// --json`'s object (the board's checks are the query engine's, as the CLI's).
 async fn guess(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<GuessBody>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<query::answer::Guessed>> {
     let clue = clue_word(&b.clue)?;
     let board = card_words(&b.board, "board")?;
-    if board.is_empty() {
-        return Err(ApiError::bad("board is empty: give the unrevealed words"));
-    }
-    no_repeats(&[("board", &board)])?;
+    // The ranges of `clue-db guess --count` and `--floor`, said the same way.
+    let count = query::request::COUNT
+        .check(b.count)
+        .map_err(|e| ApiError::bad(format!("count {}: {e}", b.count)))?;
     let floor = b.floor.unwrap_or(0.01);
-    if !(floor.is_finite() && floor >= 0.0) {
-        return Err(ApiError::bad(format!(
-            "floor {floor} is not a score: give a number of 0 or more"
-        )));
-    }
-    if let Err(Illegal::BoardWord(card)) = Legality::new(&board, &NoLexicon).check(&clue) {
-        return Err(ApiError::bad(format!(
-            "the clue {} is the card {}: a clue is never a board word",
-            shown(&clue),
-            shown(&card)
-        )));
-    }
-    let (c, count) = (clue.clone(), b.count);
-    let guesses = blocking(&state, move |_, db| {
-        covered(db, &board.iter().collect::<Vec<_>>())?;
-        Ok(db.guess(&c, count, &board, floor)?)
+    query::request::FLOOR
+        .check(floor)
+        .map_err(|e| ApiError::bad(format!("floor {floor}: {e}")))?;
+    let guessed = blocking(&state, move |_, db| {
+        db.guess(&clue, count, &board, floor).map_err(answer_error)
     })
     .await?;
-    Ok(Json(json!({ "clue": clue, "guesses": guesses })))
+    Ok(Json(guessed))
 }
 
 // ---- boards and games --------------------------------------------------------------------
@@ -791,29 +743,32 @@ fn free_seed(state: &AppState) -> u64 {
     seed
 }
 
+/// 403 when `board` is the layout of a game being played: its seed is on the page, and its
+/// colours would give that game away. The lock is on the board dealt, so a seed stays free with
+/// another deck (and the body's own errors come first: they give nothing away).
+fn not_playing(state: &AppState, seed: u64, board: &Board, then: &str) -> ApiResult<()> {
+    if state.games.playing_board(board) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!("seed {seed} deals the board of a game being played: {then}"),
+        ));
+    }
+    Ok(())
+}
+
 /// A seeded board with every colour (for assist mode: a generated board to edit). Never the
-/// board of a game being played: its seed is on the page, and the colours would give the game
-/// away (refused with 403 for a seed asked for; another seed is drawn for one from the clock).
+/// board of a game being played (403 for a seed asked for; a seed from the clock avoids the
+/// seeds of games being played).
 async fn board(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<Value>> {
-    let seed = match b.seed {
-        Some(seed) if state.games.playing_seed(seed) => {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "seed {seed} deals the board of a game being played: its colours are shown when that game ends"
-                ),
-            ));
-        }
-        Some(seed) => seed,
-        None => free_seed(&state),
-    };
+    let seed = b.seed.unwrap_or_else(|| free_seed(&state));
     let words = deck(&state, b.words)?;
     let kind = strategy(b.strategy.as_deref())?;
-    blocking(&state, move |_, db| {
+    blocking(&state, move |s, db| {
         let board = board_of(db, seed, words.as_deref(), &kind)?;
+        not_playing(s, seed, &board, "its colours are shown when that game ends")?;
         Ok(Json(json!({ "seed": seed, "cards": board.cards })))
     })
     .await
@@ -855,20 +810,7 @@ async fn new_game(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<crate::game::GameView>> {
-    // Never a second game on the board of one being played: played to its end, it would show
-    // every colour of the first (as `/api/board` would, which refuses the seed too).
-    let seed = match b.seed {
-        Some(seed) if state.games.playing_seed(seed) => {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "seed {seed} deals the board of a game being played: start another seed, or none, until that game ends"
-                ),
-            ));
-        }
-        Some(seed) => seed,
-        None => free_seed(&state),
-    };
+    let seed = b.seed.unwrap_or_else(|| free_seed(&state));
     // Checked now, so a bad name is a 400 before any work; the game keeps the name.
     let name = b
         .strategy
@@ -877,6 +819,14 @@ async fn new_game(
     let words = deck(&state, b.words)?;
     blocking(&state, move |s, db| {
         let board = board_of(db, seed, words.as_deref(), &kind)?;
+        // Never a second game on the board of one being played: played to its end, it would
+        // show every colour of the first (as `/api/board` would, which refuses it too).
+        not_playing(
+            s,
+            seed,
+            &board,
+            "start another seed, or none, until that game ends",
+        )?;
         let mut game = Game::new(s.games.new_id(), seed, &name, board);
         deal_clue(db, &mut game)?;
         let view = game.view();

@@ -18,8 +18,7 @@ use anyhow::{Context, Result};
 use query::Knowledge;
 use query::answer;
 pub use query::answer::{BoardError, Unknown, UnknownWords};
-use query::game::{self, Answer, Board, GuessParams, Request, StrategyKind};
-use query::guesser::{Guesser, OwnGuesser};
+use query::game::{Answer, Board, Request, StrategyKind};
 use query::store_knowledge::{Explanation, KnowledgeCache, StoreKnowledge};
 use query::strategy::Margins;
 use store::Store;
@@ -299,19 +298,28 @@ impl Db<'_> {
         query::store_knowledge::explanation(&self.knowledge(), clue, terms)
     }
 
-    /// The guesser's ranking of `words` for a clue (`clue-db guess`).
+    /// What `clue-db guess --json` answers ([`query::answer::guess`]), in the API's names; a
+    /// board no one can mean is a [`BoardError`], one with words the database cannot score an
+    /// [`UnknownWords`].
     pub fn guess(
         &self,
         clue: &str,
         count: usize,
-        words: &[String],
+        board: &[String],
         floor: f64,
-    ) -> Result<Vec<game::Guess>> {
-        OwnGuesser {
-            knowledge: &self.knowledge(),
-            params: GuessParams { floor },
-        }
-        .guess(clue, count, words)
+    ) -> Result<answer::Guessed> {
+        let heard = answer::Heard {
+            clue,
+            count,
+            board,
+            floor,
+        };
+        answer::guess(
+            &self.knowledge(),
+            &heard,
+            &answer::FIELDS,
+            answer::OnUnknown::Refuse,
+        )
     }
 
     /// The words of `words` the database cannot score as a card, each with the closest words

@@ -538,6 +538,29 @@ fn check_version_on(conn: &Connection, path: &Path) -> Result<()> {
     }
 }
 
+/// The `meta` table of the database at `path`, sorted by key, whatever its `schema_version`:
+/// for `clue-db info`, which shows a database this clue-db cannot read (another version) rather
+/// than only refusing it. Refuses what [`Store::open`] refuses short of the version (no file,
+/// a FIFO, a directory, a file with no `meta`).
+pub fn read_meta_of_any_version(path: &Path) -> Result<Vec<(String, String)>> {
+    if !path.exists() {
+        bail!(
+            "{}: no database here; build one with `make pipeline` or pass --db PATH",
+            path.display()
+        );
+    }
+    let meta = std::fs::metadata(path).with_context(|| format!("examining {}", path.display()))?;
+    check_regular(path, &meta)?;
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .with_context(|| format!("opening {}", path.display()))?;
+    let rows = (|| -> Result<Vec<(String, String)>> {
+        let mut st = conn.prepare("SELECT key, value FROM meta ORDER BY key")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    })();
+    rows.map_err(|e| unreadable(e, path))
+}
+
 /// Whether the file at `path` is an SQLite database in WAL mode (its header's read and write
 /// versions are 2).
 fn is_wal(path: &Path) -> bool {
@@ -569,6 +592,16 @@ fn unreadable(e: anyhow::Error, path: &Path) -> anyhow::Error {
         ));
     }
     e.context(format!("{}: not a clue-db database", path.display()))
+}
+
+/// The names of the schema's tables, in its order.
+fn schema_tables() -> impl Iterator<Item = &'static str> {
+    crate::SCHEMA_SQL.lines().filter_map(|l| {
+        l.trim()
+            .strip_prefix("CREATE TABLE IF NOT EXISTS ")?
+            .split_whitespace()
+            .next()
+    })
 }
 
 pub(crate) enum StoreConn<'a> {
@@ -629,6 +662,22 @@ impl Store<'_> {
     /// Reads one `meta` entry.
     pub fn meta(&self, key: &str) -> Result<Option<String>> {
         get_meta(self.conn(), key)
+    }
+
+    /// The tables of the schema (`db/schema.sql`) this database does not have, in the schema's
+    /// order: what a message names when a file holds less than a build writes (some are
+    /// dropped by design: the build inputs, `setnet_weights` before its stage).
+    pub fn missing_tables(&self) -> Result<Vec<String>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        )?;
+        let mut missing = Vec::new();
+        for name in schema_tables() {
+            if !st.query_row([name], |r| r.get::<_, bool>(0))? {
+                missing.push(name.to_string());
+            }
+        }
+        Ok(missing)
     }
 
     /// Every `meta` entry, sorted by key.

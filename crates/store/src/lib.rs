@@ -10,7 +10,7 @@ mod read;
 mod relatedness;
 mod setnet;
 
-pub use build::{Build, Store, abandon_builds_and_exit, name_database};
+pub use build::{Build, Store, abandon_builds_and_exit, name_database, read_meta_of_any_version};
 pub use graph::{
     DEFAULT_CHUNK_PAIRS, GRAPH_TABLE, GraphBuilder, GraphHeader, LINK_GRAPH_KEY, LinkGraph,
 };

@@ -2,7 +2,7 @@
 //! legality, the threshold rule checked against `scores`, no safe clue, errors), explain,
 //! guess, play and eval.
 
-use crate::common::{Run, clue_db, clue_db_unread, column, count, keys_in_order, open, utf8};
+use crate::common::{Run, clue_db, clue_db_unread, count, keys_in_order, open, utf8};
 use crate::db;
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::Value;
@@ -198,16 +198,46 @@ fn suggest_json_for_both_strategies() {
 
 #[test]
 fn suggest_without_a_safe_clue() {
-    // "jet" against every other covered term: each of its clues scores at least as high with
-    // another card (its only clue above all of them is "engines", an inflection of the board
-    // word "engine", hence illegal), so no clue is safe.
+    // "jet" against cards that, together, score at least as high as it with each of its clues
+    // (its only clue above every other covered term is "engines", an inflection of the board
+    // word "engine", hence illegal), so no clue is safe. A board holds 25 cards at most (it
+    // was every covered term once), so the cards are chosen from `scores`, greedily: "engine",
+    // then the card that covers most of the clues left.
     let c = open(db());
-    let others = column(
-        &c,
-        "SELECT term FROM terms WHERE covered = 1 AND term <> 'jet' ORDER BY term",
-    );
-    assert!(others.len() >= 100);
-    let neg = others.join(",");
+    let mut covers: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    let mut st = c
+        .prepare(
+            "SELECT s.clue, o.term FROM scores s \
+             JOIN scores o ON o.clue = s.clue AND o.term <> 'jet' AND o.score >= s.score \
+             JOIN terms t ON t.term = o.term AND t.covered = 1 \
+             WHERE s.term = 'jet'",
+        )
+        .unwrap();
+    for row in st
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .unwrap()
+    {
+        let (clue, card) = row.unwrap();
+        covers.entry(clue).or_default().insert(card);
+    }
+    assert!(covers.len() >= 100, "{} clues of jet", covers.len());
+    let mut neg = vec!["engine".to_string()];
+    covers.retain(|_, cards| !cards.contains("engine"));
+    while !covers.is_empty() {
+        let mut count: std::collections::BTreeMap<&String, usize> = Default::default();
+        for card in covers.values().flatten() {
+            *count.entry(card).or_default() += 1;
+        }
+        let best = count
+            .iter()
+            .max_by_key(|(card, n)| (**n, std::cmp::Reverse(**card)))
+            .map(|(card, _)| (*card).clone())
+            .unwrap();
+        covers.retain(|_, cards| !cards.contains(&best));
+        neg.push(best);
+    }
+    assert!(neg.len() <= 24, "{} cards to avoid: {neg:?}", neg.len());
+    let neg = neg.join(",");
     // threshold by name: it is no longer the default.
     let run = suggest("jet", &neg, &["--strategy", "threshold", "--json"]).ok();
     assert_eq!(
@@ -527,9 +557,10 @@ fn word_in(text: &str, word: &str) -> bool {
     crate::common::word_count(text, word) > 0
 }
 
-/// `clue-db guess --json` for `clue` on `board`: (word, score) pairs.
+/// `clue-db guess --json` for `clue` on `board`: (word, score) pairs, from the object
+/// `/api/guess` answers too: `{"clue", "guesses", "warnings"}`, in that order.
 fn guesses(clue: &str, n: &str, board: &[&str]) -> Vec<(String, f64)> {
-    query(&[
+    let run = query(&[
         "guess",
         "--clue",
         clue,
@@ -539,19 +570,26 @@ fn guesses(clue: &str, n: &str, board: &[&str]) -> Vec<(String, f64)> {
         &board.join(","),
         "--json",
     ])
-    .ok()
-    .json()
-    .as_array()
-    .unwrap()
-    .iter()
-    .map(|g| {
-        assert_eq!(keys(g), BTreeSet::from(["score", "word"]));
-        (
-            g["word"].as_str().unwrap().to_string(),
-            g["score"].as_f64().unwrap(),
-        )
-    })
-    .collect()
+    .ok();
+    let top: Vec<String> = keys_in_order(&run.stdout)
+        .into_iter()
+        .filter(|k| k != "word" && k != "score")
+        .collect();
+    assert_eq!(top, ["clue", "guesses", "warnings"], "{}", run.stdout);
+    let v = run.json();
+    assert_eq!(v["clue"], clue.to_lowercase(), "{v}");
+    v["guesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            assert_eq!(keys(g), BTreeSet::from(["score", "word"]));
+            (
+                g["word"].as_str().unwrap().to_string(),
+                g["score"].as_f64().unwrap(),
+            )
+        })
+        .collect()
 }
 
 /// Best first, ties alphabetically.
@@ -640,7 +678,36 @@ fn guess_ranks_the_board() {
     ])
     .ok();
     assert!(run.stderr.contains("\"qzxvword\""), "{}", run.stderr);
-    assert_eq!(run.json().as_array().unwrap().len(), 1);
+    let v = run.json();
+    assert_eq!(v["guesses"].as_array().unwrap().len(), 1, "{v}");
+    // The JSON carries the warning stderr says.
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{v}");
+    assert!(
+        run.stderr
+            .contains(&format!("warning: {}", warnings[0].as_str().unwrap())),
+        "{}",
+        run.stderr
+    );
+    // A clue the database has no word for: nothing is guessed, and it says why.
+    let v = query(&[
+        "guess",
+        "--clue",
+        "xyzzy",
+        "--count",
+        "2",
+        "--board",
+        "apple,lemon",
+        "--json",
+    ])
+    .ok()
+    .json();
+    assert_eq!(
+        v,
+        serde_json::json!({"clue": "xyzzy", "guesses": [], "warnings": [
+            "\"xyzzy\" is no clue word of the database: nothing relates to it"
+        ]})
+    );
     // Another written form of a clue word (`clue_forms`: `cultivar` for `cultivars`) is read
     // as that clue word.
     let (form, word): (String, String) = c
@@ -865,7 +932,7 @@ fn option_checks() {
     // --top 0 would print nothing: refused, with the range.
     let run = suggest("apple", "fire", &["--top", "0"]).failed();
     assert!(
-        run.stderr.contains("--top") && run.stderr.contains("1..=100"),
+        run.stderr.contains("--top") && run.stderr.contains("from 1 to 100"),
         "{}",
         run.stderr
     );
@@ -1025,17 +1092,17 @@ fn numbers_outside_their_documented_range_are_refused_naming_flag_and_range() {
         (
             &["suggest", "--pos", "apple", "--top", "18446744073709551615"][..],
             "--top",
-            "1..=100",
+            "from 1 to 100",
         ),
         (
             &["suggest", "--pos", "apple", "--top", "4000000000"],
             "--top",
-            "1..=100",
+            "from 1 to 100",
         ),
         (
             &["suggest", "--pos", "apple", "--top", "101"],
             "--top",
-            "1..=100",
+            "from 1 to 100",
         ),
         (
             &["suggest", "--pos", "apple", "--board-beta", "0"],
@@ -1081,7 +1148,7 @@ fn numbers_outside_their_documented_range_are_refused_naming_flag_and_range() {
                 "guess", "--clue", "fruit", "--board", "apple", "--count", "26",
             ],
             "--count",
-            "0..=25",
+            "from 0 to 25",
         ),
         (
             &[
@@ -1172,4 +1239,30 @@ fn long_words_typed_are_never_echoed_whole() {
         run.stderr.len()
     );
     assert!(run.stdout.contains("(15000 characters)"), "{}", run.stdout);
+}
+
+/// Every option of the query commands says in `--help` what it is, for users: `--json`,
+/// `--db` and `play --strategy` once showed a bare name, and `guess --floor` spoke of "the
+/// seed-003 scores", a name from the project's history.
+#[test]
+fn every_option_of_the_query_commands_has_help() {
+    for cmd in ["suggest", "explain", "guess", "play", "eval"] {
+        let help = clue_db([cmd, "--help"]).ok().stdout;
+        let lines: Vec<&str> = help.lines().map(str::trim).collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !line.starts_with("--") {
+                continue;
+            }
+            // `--flag <VALUE>  What it is`, or (long help) the text on the lines below; a
+            // default alone (`--db <DB>  [default: …]`) is no help.
+            let said = |t: &str| !t.is_empty() && !t.starts_with('-') && !t.starts_with("[default");
+            let inline = line.split_once("  ").map_or("", |(_, t)| t.trim());
+            let below = lines.get(i + 1).copied().unwrap_or("");
+            assert!(
+                said(inline) || (inline.is_empty() && said(below)),
+                "{cmd} --help: {line:?} has no help"
+            );
+        }
+        assert!(!help.contains("seed-003"), "{cmd} --help: {help}");
+    }
 }

@@ -146,6 +146,31 @@ fn a_database_without_the_table_names_it() {
         "{}",
         run.stderr
     );
+    // `eval` checks every strategy before its first game: it fails at once naming setnet and
+    // why, and writes no `--turns` (it once played every relatedness game first, then failed
+    // with nothing printed).
+    let turns = dir.path().join("turns.jsonl");
+    let run = clue_db([
+        "eval",
+        "--games",
+        "2",
+        "--strategies",
+        "relatedness,setnet",
+        "--turns",
+        utf8(&turns),
+        "--db",
+        utf8(&copy),
+    ])
+    .failed();
+    assert!(
+        run.stderr.contains("strategy setnet cannot run")
+            && run.stderr.contains("before any game")
+            && run.stderr.contains("setnet_weights"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "");
+    assert!(!turns.exists(), "no --turns file for games never played");
     // Tampered: one tensor cut short is an error naming the table and the tensor.
     let cut = dir.path().join("cut.sqlite");
     std::fs::copy(db(), &cut).unwrap();

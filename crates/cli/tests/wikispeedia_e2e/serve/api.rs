@@ -374,8 +374,215 @@ fn explain_and_guess_answer_like_the_cli() {
         utf8(db()),
     ])
     .ok();
-    assert_eq!(g["guesses"], cli.json());
+    // The same object, `{"clue", "guesses", "warnings"}`, from both.
+    assert_eq!(g, cli.json());
     assert_eq!(g["clue"], clue);
+    assert_eq!(g["warnings"], json!([]));
+}
+
+/// `clue-db ARGS… --db DB`, which must fail: its stderr.
+fn cli_refuses(args: &[&str]) -> String {
+    let mut all = args.to_vec();
+    all.extend(["--db", utf8(db())]);
+    clue_db(all).failed().stderr
+}
+
+/// The CLI and the API check what they are sent by the same rules of the query engine, and
+/// say it in the same words (after a flag's or a field's name): the numbers' ranges, a
+/// board's 25 cards, an empty card; and they warn alike (a given clue that is no word, a clue
+/// the database does not know). Each of these once differed between the two.
+#[test]
+fn the_cli_and_the_api_refuse_and_warn_alike() {
+    let s = Served::start(db());
+    for (path, body, args, hint) in [
+        (
+            "/api/guess",
+            json!({"clue": "fruit", "count": 26, "board": ["apple"]}),
+            &[
+                "guess", "--clue", "fruit", "--count", "26", "--board", "apple",
+            ][..],
+            "count 26: give the number heard (0: no limit), from 0 to 25",
+        ),
+        (
+            "/api/guess",
+            json!({"clue": "fruit", "count": 1, "floor": 5, "board": ["apple"]}),
+            &[
+                "guess", "--clue", "fruit", "--count", "1", "--floor", "5", "--board", "apple",
+            ],
+            "floor 5: give the score under which the guesser stops, from 0 to 1",
+        ),
+        (
+            "/api/suggest",
+            json!({"pos": ["apple"], "top": 101}),
+            &["suggest", "--pos", "apple", "--top", "101"],
+            "top 101: give how many suggestions, from 1 to 100",
+        ),
+    ] {
+        let v = expect_error(&post(&s, path, body.clone()), 400);
+        assert_eq!(v["error"], hint, "{body}");
+        // clap: "invalid value '26' for '--count <COUNT>': give the number heard …".
+        let (name, rest) = hint.split_once(' ').unwrap();
+        let (value, hint) = rest.split_once(": ").unwrap();
+        let stderr = cli_refuses(args);
+        assert!(
+            stderr.contains(&format!("'{value}' for '--{name}"))
+                && stderr.contains(&format!(": {hint}")),
+            "{args:?}: {stderr}"
+        );
+    }
+    // The top of both ranges is taken by both.
+    let top = expect(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": POS, "neg": NEG, "top": 100}),
+        ),
+        200,
+    );
+    let cli = clue_db([
+        "suggest",
+        "--pos",
+        &POS.join(","),
+        "--neg",
+        &NEG.join(","),
+        "--top",
+        "100",
+        "--json",
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    assert_eq!(top, cli.json());
+    assert!(top["alternatives"].as_array().unwrap().len() > 20, "{top}");
+
+    // A board of 26 cards (9 + 8 + 8 + 1), and one of 30 team cards: the same refusal.
+    let terms = crate::common::column(
+        &crate::common::open(db()),
+        "SELECT term FROM terms WHERE covered = 1 ORDER BY term LIMIT 30",
+    );
+    let (red, blue, neutral, assassin) = (&terms[..9], &terms[9..17], &terms[17..25], &terms[25]);
+    let v = expect_error(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": red, "neg": blue, "neutral": neutral, "assassin": assassin}),
+        ),
+        400,
+    );
+    let said = "the board has 26 words; a board has at most 25 cards";
+    assert_eq!(v["error"], said);
+    let stderr = cli_refuses(&[
+        "suggest",
+        "--pos",
+        &red.join(","),
+        "--neg",
+        &blue.join(","),
+        "--neutral",
+        &neutral.join(","),
+        "--assassin",
+        assassin,
+    ]);
+    assert!(stderr.contains(said), "{stderr}");
+    let v = expect_error(&post(&s, "/api/suggest", json!({"pos": terms})), 400);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .ends_with("30 words; a board has at most 25 cards"),
+        "{v}"
+    );
+    let stderr = cli_refuses(&["suggest", "--pos", &terms.join(",")]);
+    assert!(
+        stderr.contains("the board has 30 words; a board has at most 25 cards"),
+        "{stderr}"
+    );
+
+    // An empty card to explain.
+    let v = expect_error(
+        &post(
+            &s,
+            "/api/explain",
+            json!({"clue": "monarch", "terms": [""]}),
+        ),
+        400,
+    );
+    assert_eq!(
+        v["error"],
+        "terms holds an empty word: give each card as a word"
+    );
+    let stderr = cli_refuses(&["explain", "monarch", ""]);
+    assert!(
+        stderr.contains("TERMS holds an empty word: give each card as a word"),
+        "{stderr}"
+    );
+
+    // A given clue that is no clue word: ignored, with the same warning, on stderr too.
+    let api = expect(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": ["apple", "lemon"], "given": ["ice cream"]}),
+        ),
+        200,
+    );
+    let warning = "given \"ice cream\" is not a clue word and was ignored";
+    assert_eq!(api["warnings"], json!([warning]));
+    let cli = clue_db([
+        "suggest",
+        "--pos",
+        "apple,lemon",
+        "--given",
+        "ice cream",
+        "--json",
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    assert_eq!(api, cli.json());
+    let plain = clue_db([
+        "suggest",
+        "--pos",
+        "apple,lemon",
+        "--given",
+        "ice cream",
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    assert!(
+        plain.stderr.contains(&format!("warning: {warning}")),
+        "{}",
+        plain.stderr
+    );
+
+    // A clue the database does not know: no guess, and a warning from both.
+    let api = expect(
+        &post(
+            &s,
+            "/api/guess",
+            json!({"clue": "xyzzy", "count": 2, "board": ["apple", "lemon"]}),
+        ),
+        200,
+    );
+    assert_eq!(api["guesses"], json!([]));
+    assert_eq!(
+        api["warnings"],
+        json!(["\"xyzzy\" is no clue word of the database: nothing relates to it"])
+    );
+    let cli = clue_db([
+        "guess",
+        "--clue",
+        "xyzzy",
+        "--count",
+        "2",
+        "--board",
+        "apple,lemon",
+        "--json",
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    assert_eq!(api, cli.json());
 }
 
 #[test]
@@ -436,6 +643,7 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         ),
         (json!({"pos": ["apple"], "top": 0}), "top 0"),
         (json!({"pos": ["apple"], "top": 1000}), "top 1000"),
+        (json!({"pos": ["apple"], "top": 101}), "from 1 to 100"),
         (json!({"pos": ["apple"], "assassin_margin": -1.0}), "margin"),
         (json!({"pos": ["  "]}), "empty word"),
         (json!({"pos": vec!["apple"; 26]}), "26 words"),

@@ -315,6 +315,26 @@ fn requests_naming_another_host_or_coming_from_another_origin_are_refused() {
     }
     assert_eq!(send(&format!("http://127.0.0.1:{port}")).status, 200);
 
+    // `--host` takes a name that resolves: `localhost` is the loopback address, served as
+    // such (it was refused: "invalid IP address syntax"); a name that does not resolve is
+    // refused naming the option.
+    let mut local = Served::start_with(
+        db(),
+        Start {
+            args: &["--host", "localhost"],
+            ..Start::default()
+        },
+    );
+    assert!(local.url.starts_with("http://127.0.0.1:"), "{}", local.url);
+    let r = client::get(local.addr, "/api/info").unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    local.assert_alive();
+    let run = clue_db(["serve", "--host", "not a host", "--db", utf8(db())]).failed();
+    assert!(
+        run.stderr.contains("--host") && run.stderr.contains("not an IP address"),
+        "{}",
+        run.stderr
+    );
     // Every address: a warning at start; any name is served, other origins still refused.
     let mut open_to_all = Served::start_with(
         db(),
@@ -369,6 +389,37 @@ fn a_games_colours_are_never_served_while_it_is_played_and_long_words_are_cut() 
     assert!(v["error"].as_str().unwrap().contains("being played"), "{v}");
     let other = json_of(&post(&s, "/api/new-game", json!({})), 200);
     assert_ne!(other["seed"], 5);
+    // The lock is on the board dealt, not the seed alone: a game on seed 3 from a pasted list
+    // leaves seed 3's board of the stored cards free (another board), its own board locked;
+    // and a body that is wrong whatever the lock is answered as such (400, not 403).
+    let pasted = crate::common::column(
+        &crate::common::open(db()),
+        "SELECT term FROM terms WHERE covered = 1 ORDER BY term DESC LIMIT 30",
+    );
+    json_of(
+        &post(&s, "/api/new-game", json!({"seed": 3, "words": pasted})),
+        200,
+    );
+    let free = json_of(&post(&s, "/api/board", json!({"seed": 3})), 200);
+    assert_eq!(free["cards"].as_array().unwrap().len(), 25);
+    let v = json_of(
+        &post(&s, "/api/board", json!({"seed": 3, "words": pasted})),
+        403,
+    );
+    assert!(v.get("cards").is_none(), "{v}");
+    json_of(
+        &post(&s, "/api/new-game", json!({"seed": 3, "words": pasted})),
+        403,
+    );
+    let v = json_of(
+        &post(&s, "/api/new-game", json!({"seed": 3, "words": []})),
+        400,
+    );
+    assert!(
+        v["error"].as_str().unwrap().contains("a board needs 25"),
+        "{v}"
+    );
+    json_of(&post(&s, "/api/new-game", json!({"seed": 3})), 200);
     let mut game = g;
     while game["status"] == "playing" {
         game = json_of(&post(&s, &format!("/api/game/{id}/pass"), json!({})), 200);
