@@ -68,9 +68,10 @@ bench-scale: build
 	$(CARGO) build --release -p bench --example scale
 	$(or $(CARGO_TARGET_DIR),target)/release/examples/scale --data $(SHARED) --bin $(BIN)
 
-# The clues judged from outside: 200 seeded games on the original game's 400 cards (the boards
-# the record's tables were played on; the four strategies on boards of all 1,108 stored cards did
-# not finish in 15 minutes), every strategy, with
+# The clues judged from outside: 200 seeded games on the original game's cards that every
+# strategy can score (371 of the 400: threshold and herfindahl score only the card words with
+# pages of their own; the four strategies on boards of all 1,108 stored cards did not finish in
+# 15 minutes), every strategy, with
 # our own guesser and with two guessers trained elsewhere (GloVe, MiniLM: read by the guessers
 # only, never the spymaster; judge by the worse of the two), then the default strategy on the
 # boards of each edition (EVAL_LISTS), then the clues people wrote (human-clues).
