@@ -48,7 +48,9 @@ pub struct SuggestArgs {
     /// `"clue": null`).
     #[arg(long, default_value = query::strategy::DEFAULT_STRATEGY)]
     strategy: String,
-    /// How many suggestions (the best and its alternatives), 1 to 100 (as the server's `top`).
+    /// How many suggestions (the best and its alternatives), 1 to 100 (as the server's `top`):
+    /// at most, as many as clear the rules (setnet proposes one clue per subset of the team,
+    /// and says only those that clear the relatedness margins, often two or three).
     #[arg(long, default_value_t = 5, value_parser = in_range(query::request::TOP))]
     top: usize,
     #[command(flatten)]
