@@ -207,19 +207,53 @@ pub struct WordsArg {
     inputs: PathBuf,
 }
 
+/// A word list's words from its file, each once, in the file's order (`read_terms` reads a
+/// card as a board does: lower case, a hyphen as a space, no empty card).
+fn list_file(file: &std::path::Path) -> Result<Vec<String>> {
+    pipeline::inputs::read_terms(file)
+}
+
+/// A word list by its name (any case): the one the database stored (`word_lists`), else, for a
+/// database built before lists were stored, the file of one of [`pipeline::WORD_LISTS`] here
+/// (`codenames` in INPUTS, the editions in DATA/word-lists); `None` when neither has it. The
+/// one lookup of `--words NAME`, the default deck and the lists `serve` offers.
+pub fn named_list(
+    stored: &[(String, Vec<String>)],
+    name: &str,
+    inputs: &std::path::Path,
+    data: &std::path::Path,
+) -> Result<Option<(String, Vec<String>)>> {
+    let name = name.trim().to_lowercase();
+    if let Some((n, words)) = stored.iter().find(|(n, _)| *n == name) {
+        return Ok(Some((n.clone(), words.clone())));
+    }
+    if !pipeline::WORD_LISTS.contains(&name.as_str()) {
+        return Ok(None);
+    }
+    let file = pipeline::word_list_file(&name, inputs, data);
+    if !file.exists() {
+        return Ok(None);
+    }
+    let words = list_file(&file).with_context(|| format!("the list {name}"))?;
+    Ok(Some((name, words)))
+}
+
 impl WordsArg {
-    /// The list's name and words: `--words` as a stored list, else as a file (a path, or a
-    /// list's file by name for a database without stored lists); without `--words`, the
-    /// default deck ([`query::deck::default_deck`]).
+    /// The list's name and words: `--words` as a list by name ([`named_list`]), else as a file;
+    /// without `--words`, the original game's list, else (a database of another game's list)
+    /// every stored card ([`query::deck::default_deck`]).
     fn list(&self, k: &StoreKnowledge) -> Result<(String, Vec<String>)> {
-        let Some(list) = &self.words else {
-            return query::deck::default_deck(k);
-        };
         let stored = k.store().word_lists()?;
-        if let Some((name, words)) = stored.iter().find(|(n, _)| n == list) {
-            return Ok((name.clone(), words.clone()));
+        let Some(list) = &self.words else {
+            return match named_list(&stored, query::deck::DEFAULT_LIST, &self.inputs, &self.data)? {
+                Some(found) => Ok(found),
+                None => query::deck::default_deck(k),
+            };
+        };
+        if let Some(found) = named_list(&stored, list, &self.inputs, &self.data)? {
+            return Ok(found);
         }
-        let file = pipeline::word_list_file(list, &self.inputs, &self.data);
+        let file = PathBuf::from(list);
         if !file.exists() {
             let names: Vec<&str> = stored.iter().map(|(n, _)| n.as_str()).collect();
             bail!(
@@ -233,16 +267,7 @@ impl WordsArg {
                 file.display()
             );
         }
-        let mut words: Vec<String> = Vec::new();
-        for w in pipeline::inputs::read_terms(&file)
-            .with_context(|| format!("--words {list}"))?
-            .iter()
-            .map(|w| normalize_word(w))
-        {
-            if !words.contains(&w) {
-                words.push(w);
-            }
-        }
+        let words = list_file(&file).with_context(|| format!("--words {list}"))?;
         Ok((file.display().to_string(), words))
     }
 
@@ -261,8 +286,12 @@ impl WordsArg {
         }
         if playable.words.len() < 25 {
             bail!(
-                "--words {}: {} of its {} words can be cards of these games, a board needs 25",
-                self.words.as_deref().unwrap_or(&name),
+                "{}: {} of its {} words can be cards of these games, a board needs 25",
+                self.words
+                    .as_deref()
+                    .map_or(format!("the default deck, {name}"), |w| format!(
+                        "--words {w}"
+                    )),
                 playable.words.len(),
                 words.len(),
             );

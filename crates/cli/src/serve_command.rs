@@ -55,23 +55,18 @@ fn word_lists(
     inputs: &std::path::Path,
 ) -> Result<Vec<(String, Vec<String>)>> {
     // A database that cannot be opened is refused by the server's start, with its reason.
-    let mut out = match store::Store::open(db) {
+    let stored = match store::Store::open(db) {
         Ok(store) => store.word_lists()?,
         Err(_) => Vec::new(),
     };
+    let mut out = stored.clone();
     for name in pipeline::WORD_LISTS {
-        let file = pipeline::word_list_file(name, inputs, data);
-        if out.iter().any(|(n, _)| n == name) || !file.exists() {
+        if out.iter().any(|(n, _)| n == name) {
             continue;
         }
-        let mut words: Vec<String> = Vec::new();
-        for w in pipeline::inputs::read_terms(&file)? {
-            let w = query::store_knowledge::normalize_word(&w);
-            if !words.contains(&w) {
-                words.push(w);
-            }
+        if let Some(found) = crate::query_commands::named_list(&stored, name, inputs, data)? {
+            out.push(found);
         }
-        out.push((name.to_string(), words));
     }
     Ok(out)
 }

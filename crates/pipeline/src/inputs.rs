@@ -64,8 +64,9 @@ pub fn read_terms(path: &Path) -> Result<Vec<String>> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for (_, l) in lines(path)? {
+        // A line of hyphens alone is no card.
         let t = text::card_word(&l);
-        if seen.insert(t.clone()) {
+        if !t.is_empty() && seen.insert(t.clone()) {
             out.push(t);
         }
     }
@@ -99,7 +100,7 @@ mod tests {
     fn reads_terms_and_pairs_and_names_bad_lines() {
         let dir = tempfile::tempdir().unwrap();
         let t = dir.path().join("terms.txt");
-        std::fs::write(&t, "# cards\nAPPLE\n\nice  cream\napple\nG-SPOT\n").unwrap();
+        std::fs::write(&t, "# cards\nAPPLE\n\nice  cream\napple\nG-SPOT\n - \n").unwrap();
         assert_eq!(
             read_terms(&t).unwrap(),
             vec!["apple", "ice cream", "g spot"]

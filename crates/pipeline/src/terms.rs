@@ -17,7 +17,12 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     let mut terms: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut lists: Vec<(String, Vec<String>)> = Vec::new();
+    let mut read = std::collections::HashSet::new();
     for file in &files {
+        // The same file named twice (`pipeline/terms.txt,./pipeline/terms.txt`) is one list.
+        if !read.insert(file.canonicalize().unwrap_or_else(|_| file.clone())) {
+            continue;
+        }
         let listed = inputs::read_terms(file)?;
         if listed.is_empty() {
             anyhow::bail!("{}: no card word in this file", file.display());

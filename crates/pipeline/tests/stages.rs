@@ -502,7 +502,9 @@ fn the_terms_stage_stores_each_word_list_by_name() {
     let mut c = Corpus::new(&pages, &["Apple", "moon", "apple"], &[]);
     let other = c.config.inputs.join("zoo-pack.txt");
     std::fs::write(&other, "Zebra\nice-cream\nzebra\napple\n").unwrap();
-    c.config.terms = vec![other.clone(), c.config.inputs.join("terms.txt")];
+    // The same file twice (by another path) is read once.
+    let again = c.config.inputs.join(".").join("terms.txt");
+    c.config.terms = vec![other.clone(), c.config.inputs.join("terms.txt"), again];
     c.run("terms");
     let lists = c.build.reader().word_lists().unwrap();
     assert_eq!(

@@ -75,7 +75,7 @@ pub struct Unknown {
 
 /// The board's unknown words, when the caller refuses to answer with them ([`OnUnknown`]).
 #[derive(Debug, thiserror::Error)]
-#[error("not words the strategy can score as cards: {}", names(.0))]
+#[error("words that cannot be cards here: {}", names(.0))]
 pub struct UnknownWords(pub Vec<Unknown>);
 
 fn names(unknown: &[Unknown]) -> String {
@@ -555,7 +555,7 @@ mod tests {
         let aple = unknown_words(&words(&["aple"]), &words(&["apple"])).remove(0);
         assert_eq!(
             UnknownWords(vec![goat, aple]).to_string(),
-            "not words the strategy can score as cards: \"goat\" (a word the database knows, not \
+            "words that cannot be cards here: \"goat\" (a word the database knows, not \
              covered by threshold); \"aple\" (not a word the database knows; closest: apple)"
         );
     }

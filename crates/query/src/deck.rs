@@ -13,6 +13,9 @@ use anyhow::Result;
 /// Undercover's adult words.
 pub const DEFAULT_LIST: &str = "codenames";
 
+/// The unknown words of a list named one by one, with the closest cards (the rest are counted).
+const SHOWN_UNKNOWN: usize = 20;
+
 /// What a deck is called when the database stored no list: every card word with a stored row.
 pub const STORED_CARDS: &str = "the stored card words";
 
@@ -44,11 +47,19 @@ impl Playable {
     /// A warning for each word of `list` the database does not know, as a board's warnings
     /// say it (with the closest words that are cards: a typo in a player's list).
     pub fn warnings(&self, list: &str) -> Vec<String> {
-        warnings(
-            &self.unknown,
+        let named = &self.unknown[..self.unknown.len().min(SHOWN_UNKNOWN)];
+        let mut out = warnings(
+            named,
             self.knows_none,
             &format!("left out of the boards of {list}"),
-        )
+        );
+        if self.unknown.len() > named.len() {
+            out.push(format!(
+                "and {} more words of {list} the database does not know, left out too",
+                self.unknown.len() - named.len()
+            ));
+        }
+        out
     }
 
     /// A note for each strategy in play that leaves words of `list` out (they are known, and
@@ -58,9 +69,13 @@ impl Playable {
         for (strategy, words) in &self.uncovered {
             const SHOWN: usize = 12;
             let shown: Vec<String> = words.iter().take(SHOWN).map(|w| crate::shown(w)).collect();
+            let why = match *strategy {
+                "setnet" => "it has an embedding only for the card words the build stored rows for",
+                _ => "it scores only the card words with pages of their own",
+            };
             out.push(format!(
                 "{} words of {list} left out of the boards: the {strategy} strategy does not \
-                 cover them (it scores only the card words with pages of their own): {}{}",
+                 cover them ({why}): {}{}",
                 words.len(),
                 shown.join(", "),
                 if words.len() > SHOWN { ", …" } else { "" }
@@ -78,7 +93,27 @@ pub fn playable(
     words: &[String],
     strategies: &[StrategyKind],
 ) -> Result<Playable> {
-    let (unknown, knows_none) = crate::answer::not_cards(k, words)?;
+    // Each word looked up, and the closest cards computed only for the first few unknown ones:
+    // a pasted list of a thousand typos is answered at once, and its message stays short.
+    let mut missing = Vec::new();
+    for w in words {
+        if !k.is_card(w)? {
+            missing.push(w.clone());
+        }
+    }
+    let near = if missing.is_empty() {
+        Vec::new()
+    } else {
+        k.card_vocabulary()?
+    };
+    let knows_none = !missing.is_empty() && near.is_empty();
+    let shown = missing.len().min(SHOWN_UNKNOWN);
+    let mut unknown = crate::answer::unknown_words(&missing[..shown], &near);
+    unknown.extend(missing[shown..].iter().map(|w| Unknown {
+        word: w.clone(),
+        closest: Vec::new(),
+        uncovered_by: None,
+    }));
     let mut out = Playable {
         words: Vec::new(),
         unknown,

@@ -661,12 +661,23 @@ pub enum Words {
 /// The most words a pasted list may hold.
 const MAX_LIST_WORDS: usize = 5000;
 
-/// The words a board is drawn from, checked: a named list's, or those sent (normalised, each
-/// once, 25 or more); `None` for the stored card words.
+/// The words a board is drawn from, checked: a named list's (any case), or those sent
+/// (normalised, each once, 25 or more); without either, the original game's list when offered,
+/// else `None` (the engine's default deck).
 fn deck(state: &AppState, words: Option<Words>) -> ApiResult<Option<Vec<String>>> {
     match words {
-        None => Ok(None),
-        Some(Words::List(name)) => match state.lists.iter().find(|(n, _)| *n == name) {
+        // The original game's cards when the server offers them (stored, or read from the
+        // files for an older database), else the engine's default deck.
+        None => Ok(state
+            .lists
+            .iter()
+            .find(|(n, _)| n == query::deck::DEFAULT_LIST)
+            .map(|(_, w)| w.clone())),
+        Some(Words::List(name)) => match state
+            .lists
+            .iter()
+            .find(|(n, _)| *n == name.trim().to_lowercase())
+        {
             Some((_, words)) => Ok(Some(words.clone())),
             None => Err(ApiError::bad(format!(
                 "no word list {} here (lists: {})",
@@ -721,7 +732,7 @@ fn board_of(
                 left_out.join("; ")
             ),
         )),
-        Err(e) => Err(ApiError::new(StatusCode::CONFLICT, format!("{e:#}"))),
+        Err(e) => Err(ApiError::internal(e)),
     }
 }
 
@@ -743,11 +754,12 @@ fn free_seed(state: &AppState) -> u64 {
     seed
 }
 
-/// 403 when `board` is the layout of a game being played: its seed is on the page, and its
-/// colours would give that game away. The lock is on the board dealt, so a seed stays free with
-/// another deck (and the body's own errors come first: they give nothing away).
-fn not_playing(state: &AppState, seed: u64, board: &Board, then: &str) -> ApiResult<()> {
-    if state.games.playing_board(board) {
+/// 403 when `seed` is that of a game being played, whatever the deck: its seed is on the page,
+/// and a deck that differs from the game's by one word deals the same layout with that word
+/// changed (boards are drawn by index from the sorted deck), colours and all. Checked after the
+/// body's own errors, which give nothing away.
+fn not_playing(state: &AppState, seed: u64, then: &str) -> ApiResult<()> {
+    if state.games.playing_seed(seed) {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             format!("seed {seed} deals the board of a game being played: {then}"),
@@ -768,7 +780,7 @@ async fn board(
     let kind = strategy(b.strategy.as_deref())?;
     blocking(&state, move |s, db| {
         let board = board_of(db, seed, words.as_deref(), &kind)?;
-        not_playing(s, seed, &board, "its colours are shown when that game ends")?;
+        not_playing(s, seed, "its colours are shown when that game ends")?;
         Ok(Json(json!({ "seed": seed, "cards": board.cards })))
     })
     .await
@@ -821,12 +833,7 @@ async fn new_game(
         let board = board_of(db, seed, words.as_deref(), &kind)?;
         // Never a second game on the board of one being played: played to its end, it would
         // show every colour of the first (as `/api/board` would, which refuses it too).
-        not_playing(
-            s,
-            seed,
-            &board,
-            "start another seed, or none, until that game ends",
-        )?;
+        not_playing(s, seed, "start another seed, or none, until that game ends")?;
         let mut game = Game::new(s.games.new_id(), seed, &name, board);
         deal_clue(db, &mut game)?;
         let view = game.view();

@@ -355,8 +355,8 @@ impl Db<'_> {
         };
         let playable = query::deck::playable(&k, &words, std::slice::from_ref(strategy))?;
         if playable.words.len() < 25 {
-            let mut why = playable.warnings("the words");
-            why.extend(playable.notes("the words"));
+            let mut why = playable.warnings("the deck");
+            why.extend(playable.notes("the deck"));
             return Ok(Err(why));
         }
         Ok(Ok(Board::random(&playable.words, seed)?))

@@ -428,23 +428,6 @@ impl Games {
         Some(entry.0.clone())
     }
 
-    /// Whether a game still being played has the layout `board` deals (the same words in the
-    /// same places, whatever is revealed since): its colours are then not to be served. A seed
-    /// deals another board from another deck, which gives nothing away.
-    pub fn playing_board(&self, board: &Board) -> bool {
-        let layout = |b: &Board| -> Vec<(String, Role)> {
-            b.cards.iter().map(|c| (c.word.clone(), c.role)).collect()
-        };
-        let dealt = layout(board);
-        // The games are locked one by one after the map is released, as the handlers do.
-        let games: Vec<Arc<Mutex<Game>>> =
-            self.lock().map.values().map(|(g, _)| g.clone()).collect();
-        games.iter().any(|g| {
-            let g = g.lock().unwrap_or_else(|e| e.into_inner());
-            g.status() == Status::Playing && layout(&g.board) == dealt
-        })
-    }
-
     /// Whether a game still being played was dealt from `seed` (a seed drawn from the clock
     /// avoids it).
     pub fn playing_seed(&self, seed: u64) -> bool {
@@ -588,42 +571,26 @@ mod tests {
         assert_eq!(g.view().reason, Some(EndReason::OpponentFound));
     }
 
-    /// The lock on a game's board is on its layout, not its seed: the same words in the same
-    /// places are locked while it is played (revealed cards or not), another deck's board of
-    /// the same seed is not, and nothing is once it ends.
+    /// The lock is on a game's seed while it is played (revealed cards or not), whatever the
+    /// deck, and on nothing once it ends.
     #[test]
-    fn a_board_is_locked_while_a_game_on_its_layout_is_played() {
+    fn a_seed_is_locked_while_its_game_is_played() {
         let games = Games::new(1);
         let game = games.insert(Game::new(games.new_id(), 3, "t", board()));
-        assert!(games.playing_board(&board()));
         assert!(games.playing_seed(3));
-        let mut other = board();
-        other.cards[0].word = "pasted".into();
-        assert!(!games.playing_board(&other), "another deck, the same seed");
-        let mut swapped = board();
-        swapped.cards.swap(0, 9);
-        assert!(
-            !games.playing_board(&swapped),
-            "other colours for the words"
-        );
+        assert!(!games.playing_seed(4));
         {
             let mut g = game.lock().unwrap();
             g.start_turn(clue("one", 1));
             assert_eq!(g.reveal("r0"), Ok(Role::Red));
         }
-        assert!(
-            games.playing_board(&board()),
-            "revealed cards change no layout"
-        );
+        assert!(games.playing_seed(3), "revealed cards change nothing");
         {
             let mut g = game.lock().unwrap();
             g.start_turn(clue("two", 1));
             assert_eq!(g.reveal("x"), Ok(Role::Assassin));
         }
-        assert!(
-            !games.playing_board(&board()),
-            "an ended game shows its colours"
-        );
+        assert!(!games.playing_seed(3), "an ended game shows its colours");
     }
 
     #[test]

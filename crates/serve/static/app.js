@@ -147,7 +147,8 @@ const play = {
   async newGame(seed) {
     const body = { strategy: $('#play-strategy').value || undefined };
     if (seed !== '' && seed !== undefined) body.seed = Number(seed);
-    // The cards: a list by name, the words pasted, or (none) every stored card.
+    // The cards: a list by name, the words pasted, or (none) the server's default deck (the
+    // original game's cards when the database stored them, else every stored card).
     const words = $('#play-words').value;
     if (words === 'paste') {
       body.words = $('#own-words').value.split(/[,\n]/).map((w) => w.trim()).filter((w) => w);
@@ -468,8 +469,12 @@ gridKeys($('#assist-grid'), 'input.word');
     for (const l of info.lists || []) {
       own.before(el('option', { value: l.name, text: `${l.name} (${l.words} words)` }));
     }
-    // The original game's cards by default: the stored cards include an adult edition's.
-    if ((info.lists || []).some((l) => l.name === 'codenames')) $('#play-words').value = 'codenames';
+    // The original game's cards by default, offered by name (the server's default deck then
+    // deals the same cards, so its own option would say it twice).
+    if ((info.lists || []).some((l) => l.name === 'codenames')) {
+      $('#play-words').querySelector('option[value=""]').remove();
+      $('#play-words').value = 'codenames';
+    }
     const t = await api('/api/terms');
     document.body.append(el('datalist', { id: 'terms' }, ...t.terms.map((w) => el('option', { value: w }))));
   } catch (err) {

@@ -329,6 +329,21 @@ fn the_server_offers_the_lists_and_takes_any_words() {
     let r = post("/api/suggest", json!({"pos": ["qzxqzxword", &typed[0]]}));
     assert_eq!(r.status, 422, "{}", r.text());
     assert!(r.text().contains("qzxqzxword"), "{}", r.text());
+    // A pasted list of many typos: the first 20 named (with the closest cards), the rest
+    // counted; and a list with 25 cards besides them still deals.
+    let typos: Vec<String> = (0..60).map(|i| format!("qzxqzx{i}")).collect();
+    let r = post("/api/board", json!({"words": typos}));
+    assert_eq!(r.status, 422, "{}", r.text());
+    let error = r.json().unwrap()["error"].as_str().unwrap().to_string();
+    assert!(
+        error.contains("\"qzxqzx19\" is not a word the database knows (closest: ")
+            && !error.contains("\"qzxqzx20\"")
+            && error.contains("and 40 more words of the deck the database does not know"),
+        "{error}"
+    );
+    let mixed: Vec<String> = typos.iter().chain(&typed).cloned().collect();
+    let b = post("/api/board", json!({"words": mixed}));
+    assert_eq!(b.status, 200, "{}", b.text());
 }
 
 /// `clue-db ARGS… --db DB` run from a folder with neither `pipeline/` nor `../shared/`: as a
