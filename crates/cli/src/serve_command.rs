@@ -46,25 +46,16 @@ pub struct ServeArgs {
     inputs: PathBuf,
 }
 
-/// The word lists the page offers: those the database stored (`word_lists`), then, of
-/// [`pipeline::WORD_LISTS`] it did not store (a database built before lists were), those whose
-/// files are here, normalised, each word once.
+/// The word lists of [`pipeline::WORD_LISTS`] whose files are here, for a database that stored
+/// none (built before lists were stored); the server offers the lists of the file it serves
+/// when it has some, and a rebuilt file brings its own.
 fn word_lists(
-    db: &std::path::Path,
     data: &std::path::Path,
     inputs: &std::path::Path,
 ) -> Result<Vec<(String, Vec<String>)>> {
-    // A database that cannot be opened is refused by the server's start, with its reason.
-    let stored = match store::Store::open(db) {
-        Ok(store) => store.word_lists()?,
-        Err(_) => Vec::new(),
-    };
-    let mut out = stored.clone();
+    let mut out = Vec::new();
     for name in pipeline::WORD_LISTS {
-        if out.iter().any(|(n, _)| n == name) {
-            continue;
-        }
-        if let Some(found) = crate::query_commands::named_list(&stored, name, inputs, data)? {
+        if let Some(found) = crate::query_commands::named_list(&[], name, inputs, data)? {
             out.push(found);
         }
     }
@@ -108,7 +99,7 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         head_timeout: timeout,
         body_timeout: timeout,
         max_connections: a.max_connections as usize,
-        lists: word_lists(&a.db, &a.data, &a.inputs)?,
+        lists: word_lists(&a.data, &a.inputs)?,
         ..serve::Config::default()
     })?;
     let url = server.url();

@@ -60,7 +60,8 @@ pub struct AppState {
     pub loopback: bool,
     /// The connection cap in force (for `/api/info`).
     pub max_connections: usize,
-    /// The word lists offered for new games, by name.
+    /// The word lists read from their files at start, offered for new games when the database
+    /// stored none (one built before lists were stored: [`Db::lists`]).
     pub lists: Vec<(String, Vec<String>)>,
 }
 
@@ -406,7 +407,7 @@ async fn info(State(state): State<Arc<AppState>>) -> ApiResult<Json<Value>> {
             "max_body_bytes": MAX_BODY,
             "max_connections": s.max_connections,
             "any_word": db.any_word()?,
-            "lists": s.lists.iter().map(|(name, words)| json!({"name": name, "words": words.len()})).collect::<Vec<_>>(),
+            "lists": db.lists(&s.lists).iter().map(|(name, words)| json!({"name": name, "words": words.len()})).collect::<Vec<_>>(),
         })))
     })
     .await
@@ -664,32 +665,28 @@ const MAX_LIST_WORDS: usize = 5000;
 /// The words a board is drawn from, checked: a named list's (any case), or those sent
 /// (normalised, each once, 25 or more); without either, the original game's list when offered,
 /// else `None` (the engine's default deck).
-fn deck(state: &AppState, words: Option<Words>) -> ApiResult<Option<Vec<String>>> {
+fn deck(lists: &[&(String, Vec<String>)], words: Option<Words>) -> ApiResult<Option<Vec<String>>> {
     match words {
         // The original game's cards when the server offers them (stored, or read from the
         // files for an older database), else the engine's default deck.
-        None => Ok(state
-            .lists
+        None => Ok(lists
             .iter()
             .find(|(n, _)| n == query::deck::DEFAULT_LIST)
             .map(|(_, w)| w.clone())),
-        Some(Words::List(name)) => match state
-            .lists
-            .iter()
-            .find(|(n, _)| *n == name.trim().to_lowercase())
-        {
-            Some((_, words)) => Ok(Some(words.clone())),
-            None => Err(ApiError::bad(format!(
-                "no word list {} here (lists: {})",
-                shown(&name),
-                state
-                    .lists
-                    .iter()
-                    .map(|(n, _)| n.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
-        },
+        Some(Words::List(name)) => {
+            match lists.iter().find(|(n, _)| *n == name.trim().to_lowercase()) {
+                Some((_, words)) => Ok(Some(words.clone())),
+                None => Err(ApiError::bad(format!(
+                    "no word list {} here (lists: {})",
+                    shown(&name),
+                    lists
+                        .iter()
+                        .map(|(n, _)| n.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))),
+            }
+        }
         Some(Words::Words(raw)) => {
             if raw.len() > MAX_LIST_WORDS {
                 return Err(ApiError::bad(format!(
@@ -776,9 +773,9 @@ async fn board(
     JsonBody(b): JsonBody<SeedBody>,
 ) -> ApiResult<Json<Value>> {
     let seed = b.seed.unwrap_or_else(|| free_seed(&state));
-    let words = deck(&state, b.words)?;
     let kind = strategy(b.strategy.as_deref())?;
     blocking(&state, move |s, db| {
+        let words = deck(&db.lists(&s.lists), b.words)?;
         let board = board_of(db, seed, words.as_deref(), &kind)?;
         not_playing(s, seed, "its colours are shown when that game ends")?;
         Ok(Json(json!({ "seed": seed, "cards": board.cards })))
@@ -828,8 +825,8 @@ async fn new_game(
         .strategy
         .unwrap_or_else(|| engine::DEFAULT_STRATEGY.to_string());
     let kind = strategy(Some(&name))?;
-    let words = deck(&state, b.words)?;
     blocking(&state, move |s, db| {
+        let words = deck(&db.lists(&s.lists), b.words)?;
         let board = board_of(db, seed, words.as_deref(), &kind)?;
         // Never a second game on the board of one being played: played to its end, it would
         // show every colour of the first (as `/api/board` would, which refuses it too).

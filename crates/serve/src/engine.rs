@@ -86,6 +86,8 @@ pub struct Snapshot {
     id: FileId,
     /// The covered terms, sorted.
     terms: Vec<String>,
+    /// The word lists the build stored (`word_lists`), by name: a rebuilt file brings its own.
+    lists: Vec<(String, Vec<String>)>,
     cache: Arc<KnowledgeCache>,
 }
 
@@ -95,9 +97,13 @@ impl Snapshot {
             .with_context(|| format!("reading the card words of {}", path.display()))?;
         terms.sort();
         terms.dedup();
+        let lists = store
+            .word_lists()
+            .with_context(|| format!("reading the word lists of {}", path.display()))?;
         Ok(Snapshot {
             id,
             terms,
+            lists,
             cache: Arc::default(),
         })
     }
@@ -272,6 +278,18 @@ impl Db<'_> {
     /// Every covered term (card word), sorted.
     pub fn terms(&self) -> &[String] {
         &self.snapshot.terms
+    }
+
+    /// The word lists offered for new games: those this file stored, or, for a database built
+    /// before lists were stored (it stored none), `files` (read from the lists' files at start).
+    /// A file built from other lists (`--terms my-pack.txt`) offers its own only.
+    pub fn lists<'l>(
+        &'l self,
+        files: &'l [(String, Vec<String>)],
+    ) -> Vec<&'l (String, Vec<String>)> {
+        let stored = &self.snapshot.lists;
+        let offered = if stored.is_empty() { files } else { stored };
+        offered.iter().collect()
     }
 
     /// What `clue-db suggest --json` answers for this board ([`query::answer::answer`]), in

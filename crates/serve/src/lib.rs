@@ -40,9 +40,10 @@ pub struct Config {
     pub max_connections: usize,
     /// How long Ctrl-C or SIGTERM waits for the requests in flight before it closes them.
     pub shutdown_grace: Duration,
-    /// The word lists the page offers for a new game, by name (the editions' cards), each
-    /// normalised and without repeats; boards are drawn from those of their words the
-    /// database can score.
+    /// Word lists read from their files (the editions' cards), offered for a new game when the
+    /// database stored no list (one built before lists were stored; otherwise the file's own
+    /// lists are offered, and a rebuilt file brings its own), each normalised and without
+    /// repeats; boards are drawn from those of their words the strategy can score.
     pub lists: Vec<(String, Vec<String>)>,
 }
 

@@ -199,7 +199,9 @@ fn a_database_renamed_over_the_served_one_is_read_whole_from_the_next_request() 
     conn.execute_batch(
         "DELETE FROM relatedness_vectors WHERE term = 'apple';
          DELETE FROM clue_vectors;
-         UPDATE relatedness_vectors SET scores = zeroblob(length(scores)) WHERE term = 'moon';",
+         UPDATE relatedness_vectors SET scores = zeroblob(length(scores)) WHERE term = 'moon';
+         DELETE FROM word_lists;
+         INSERT INTO word_lists (list, position, word) VALUES ('rebuilt', 0, 'lemon'), ('rebuilt', 1, 'olive');",
     )
     .unwrap();
     drop(conn);
@@ -223,6 +225,13 @@ fn a_database_renamed_over_the_served_one_is_read_whole_from_the_next_request() 
     assert_eq!(
         info["bytes"].as_u64(),
         Some(std::fs::metadata(&path).unwrap().len())
+    );
+    // The word lists offered are the new file's too.
+    assert_ne!(first["lists"], info["lists"], "{first}");
+    assert_eq!(
+        info["lists"],
+        json!([{"name": "rebuilt", "words": 2}]),
+        "{info}"
     );
     // Every answer from the new file, whichever worker thread serves it.
     for r in suggest_all(12) {
