@@ -3,7 +3,7 @@
 //! game's cards; each card one that every strategy in play can score. One place, so that the
 //! command line and the server deal the same boards and leave out the same words.
 
-use crate::answer::{Unknown, unknown_cards, warnings};
+use crate::answer::{Unknown, warnings};
 use crate::store_knowledge::StoreKnowledge;
 use crate::strategy::StrategyKind;
 use anyhow::Result;
@@ -120,41 +120,41 @@ pub fn playable(
         uncovered: Vec::new(),
         knows_none,
     };
+    let missing: std::collections::HashSet<&str> = missing.iter().map(String::as_str).collect();
     let mut left: Vec<&String> = words
         .iter()
-        .filter(|w| !out.unknown.iter().any(|u| &u.word == *w))
+        .filter(|w| !missing.contains(w.as_str()))
         .collect();
     for strategy in strategies {
-        let not_this: Vec<String> = match strategy {
-            // Setnet's targets are the cards it has an embedding for.
+        // What the strategy can make a target, of the words the database knows.
+        let covers: Box<dyn Fn(&str) -> bool> = match strategy {
+            StrategyKind::Relatedness(_) => continue,
+            // Setnet's targets are the cards it has an embedding for (without a network, the
+            // game fails with its own reason: `Strategy::ready`).
             StrategyKind::Setnet(_) => match crate::Knowledge::setnet(k) {
-                Ok(net) => left
-                    .iter()
-                    .filter(|w| net.card(w).is_none())
-                    .map(|w| w.to_string())
-                    .collect(),
-                Err(_) => Vec::new(),
+                Ok(net) => Box::new(move |w: &str| net.card(w).is_some()),
+                Err(_) => continue,
             },
-            _ => {
-                let owned: Vec<String> = left.iter().map(|w| w.to_string()).collect();
-                unknown_cards(k, &owned, strategy)?
-                    .0
-                    .into_iter()
-                    .map(|u| u.word)
-                    .collect()
+            // threshold and herfindahl: the covered terms (sorted).
+            StrategyKind::Threshold(_) | StrategyKind::Herfindahl(_) => {
+                let terms = k.store().terms()?;
+                Box::new(move |w: &str| terms.binary_search_by(|t| t.as_str().cmp(w)).is_ok())
             }
         };
-        if !not_this.is_empty() {
-            left.retain(|w| !not_this.contains(w));
-            if let Some((_, ws)) = out
-                .uncovered
-                .iter_mut()
-                .find(|(s, _)| *s == strategy.as_str())
-            {
-                ws.extend(not_this);
-            } else {
-                out.uncovered.push((strategy.as_str(), not_this));
-            }
+        let (keep, not_this): (Vec<&String>, Vec<&String>) =
+            left.into_iter().partition(|w| covers(w));
+        left = keep;
+        if not_this.is_empty() {
+            continue;
+        }
+        let not_this = not_this.into_iter().cloned();
+        match out
+            .uncovered
+            .iter_mut()
+            .find(|(s, _)| *s == strategy.as_str())
+        {
+            Some((_, ws)) => ws.extend(not_this),
+            None => out.uncovered.push((strategy.as_str(), not_this.collect())),
         }
     }
     out.words = left.into_iter().cloned().collect();
