@@ -664,16 +664,22 @@ impl Store<'_> {
         get_meta(self.conn(), key)
     }
 
+    /// Whether the database has the table `name`: the tables added after a database was built
+    /// (`word_lists`, `clue_vectors`, `setnet_weights` …) are read only when there.
+    pub fn has_table(&self, name: &str) -> Result<bool> {
+        self.conn()
+            .prepare_cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?
+            .exists([name])
+            .with_context(|| format!("looking for table {name}"))
+    }
+
     /// The tables of the schema (`db/schema.sql`) this database does not have, in the schema's
     /// order: what a message names when a file holds less than a build writes (some are
     /// dropped by design: the build inputs, `setnet_weights` before its stage).
     pub fn missing_tables(&self) -> Result<Vec<String>> {
-        let mut st = self.conn().prepare_cached(
-            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-        )?;
         let mut missing = Vec::new();
         for name in schema_tables() {
-            if !st.query_row([name], |r| r.get::<_, bool>(0))? {
+            if !self.has_table(name)? {
                 missing.push(name.to_string());
             }
         }

@@ -298,14 +298,7 @@ impl Store<'_> {
     /// The word lists the build read (`word_lists`), each `(name, words in order)`: `codenames`
     /// first, then by name. Empty for a database built before the table.
     pub fn word_lists(&self) -> Result<Vec<(String, Vec<String>)>> {
-        let exists: i64 = self
-            .conn()
-            .prepare_cached(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'word_lists'",
-            )?
-            .query_row([], |r| r.get(0))
-            .context("looking for table word_lists")?;
-        if exists == 0 {
+        if !self.has_table("word_lists")? {
             return Ok(Vec::new());
         }
         let mut st = self.conn().prepare_cached(

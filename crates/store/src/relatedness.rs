@@ -274,13 +274,7 @@ impl Store<'_> {
     /// The packed copy of the clue words, when there is one and it is of the rows of
     /// `clue_words` (see [`Store::clue_words`]).
     fn packed_clue_words(&self) -> Result<Option<Vec<(String, u64, f32)>>> {
-        let exists = self
-            .conn()
-            .prepare_cached(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'clue_words_packed'",
-            )?
-            .exists([])?;
-        if !exists {
+        if !self.has_table("clue_words_packed")? {
             return Ok(None);
         }
         let mut st = self
@@ -425,12 +419,7 @@ impl Store<'_> {
     /// Whether the database keeps the clue words' vectors (`clue_vectors` has its row), without
     /// reading them.
     pub fn has_clue_vectors(&self) -> Result<bool> {
-        let exists: bool = self.conn().query_row(
-            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'clue_vectors'",
-            [],
-            |r| r.get(0),
-        )?;
-        if !exists {
+        if !self.has_table("clue_vectors")? {
             return Ok(false);
         }
         Ok(self

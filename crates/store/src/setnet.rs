@@ -32,14 +32,7 @@ impl Store<'_> {
     /// Every `(name, shape, data)` row of `setnet_weights`, by name; `None` when the database
     /// has no such table (built before the set network; other strategies still read it).
     pub fn setnet_weights(&self) -> Result<Option<Vec<WeightRow>>> {
-        let exists: i64 = self
-            .conn()
-            .prepare_cached(
-                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
-            )?
-            .query_row([SETNET_TABLE], |r| r.get(0))
-            .with_context(|| format!("looking for table {SETNET_TABLE}"))?;
-        if exists == 0 {
+        if !self.has_table(SETNET_TABLE)? {
             return Ok(None);
         }
         let mut st = self

@@ -111,9 +111,19 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
+    clue_db_in(&repo_root(), args)
+}
+
+/// [`clue_db`] run from `dir`: as a user with the binary on their PATH runs it, away from the
+/// repository's `pipeline/` and `../shared/`.
+pub fn clue_db_in<I, S>(dir: &Path, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
     let out: Output = Command::new(env!("CARGO_BIN_EXE_clue-db"))
         .args(args)
-        .current_dir(repo_root())
+        .current_dir(dir)
         .output()
         .expect("running clue-db");
     Run {

@@ -349,17 +349,7 @@ fn the_server_offers_the_lists_and_takes_any_words() {
 /// `clue-db ARGS… --db DB` run from a folder with neither `pipeline/` nor `../shared/`: as a
 /// user with the binary on their PATH runs it.
 fn elsewhere(dir: &std::path::Path, args: &[&str]) -> Run {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
-        .args(args)
-        .args(["--db", utf8(db())])
-        .current_dir(dir)
-        .output()
-        .expect("running clue-db");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    crate::common::clue_db_in(dir, args.iter().copied().chain(["--db", utf8(db())]))
 }
 
 fn board_words(game: &Value) -> Vec<String> {
