@@ -582,6 +582,7 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
         meeting: m,
         definition_raise: raised,
         typed,
+        parts,
     } in found
     {
         match e {
@@ -617,6 +618,13 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
             }
         }
         match r {
+            Some(r) if !parts.is_empty() => writeln!(
+                out,
+                "    relatedness {:.3} (computed for a card no list named: the mean of the scores of {}; their mean cosine {:.3})",
+                r.score,
+                parts.join(" and "),
+                r.cosine
+            )?,
             Some(r) if typed => writeln!(
                 out,
                 "    relatedness {:.3} (computed for a word no list named: cosine {:.3}, {} co-occurrence(s) counted)",

@@ -104,6 +104,23 @@ impl Knowledge for Store<'_> {
     }
 }
 
+/// The mean of `rows`, element by element; `None` when one of them is missing.
+fn mean_row(rows: &[Option<Arc<[f32]>>]) -> Option<Arc<[f32]>> {
+    let rows: Vec<&Arc<[f32]>> = rows.iter().map(Option::as_ref).collect::<Option<_>>()?;
+    let first = rows.first()?;
+    let n = rows.len() as f32;
+    Some(
+        (0..first.len())
+            .map(|j| {
+                rows.iter()
+                    .map(|r| r.get(j).copied().unwrap_or(0.0))
+                    .sum::<f32>()
+                    / n
+            })
+            .collect(),
+    )
+}
+
 /// A card's row from `cache`, read once with `read`.
 fn cached(
     cache: &Mutex<HashMap<String, Option<Arc<[f32]>>>>,
@@ -209,6 +226,41 @@ impl<'s> StoreKnowledge<'s> {
         Ok(Knowledge::clue_form(self.store, card)?.and_then(|w| words.id(&w)))
     }
 
+    /// The words a card of several words that no list named is scored by (`swimming pool` →
+    /// `swimming`, `pool`): its words other than stopwords (`of` in `house of cards`), each a
+    /// card itself (a stored row or a vocabulary word); its row is their rows' mean, as the
+    /// guessers read such a card and as a person hears both words. `None` for a card of one
+    /// word, one with a stored row, a database that cannot score any word, or a card one of
+    /// whose words is no card (`hot dgo`: then it is unknown as a whole).
+    pub fn phrase_parts(&self, card: &str) -> Result<Option<Vec<String>>> {
+        if !card.contains(' ') || self.is_stored(card)? || !self.any_word()? {
+            return Ok(None);
+        }
+        let lexicon = &self.lexicon;
+        let parts: Vec<String> = card
+            .split(' ')
+            .filter(|w| !w.is_empty() && !crate::legality::Lexicon::is_stopword(lexicon, w))
+            .map(str::to_string)
+            .collect();
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        for w in &parts {
+            if !self.is_stored(w)? && self.typed_id(w)?.is_none() {
+                return Ok(None);
+            }
+        }
+        Ok(Some(parts))
+    }
+
+    /// Whether `word` is a card word with a stored row.
+    fn is_stored(&self, word: &str) -> Result<bool> {
+        Ok(self
+            .stored_cards()?
+            .binary_search_by(|c| c.as_str().cmp(word))
+            .is_ok())
+    }
+
     /// The card words with a stored row, sorted (read once).
     fn stored_cards(&self) -> Result<Arc<Vec<String>>> {
         if let Some(c) = self.cache.stored.get() {
@@ -221,17 +273,15 @@ impl<'s> StoreKnowledge<'s> {
     }
 
     /// Whether `word` can be a card of the relatedness strategies: a card word with a stored
-    /// row, or any word of the vocabulary (a clue word or one of its forms) when the database
-    /// keeps the clue words' vectors.
+    /// row, or, when the database keeps the clue words' vectors, any word of the vocabulary (a
+    /// clue word or one of its forms) and any card of several such words
+    /// ([`StoreKnowledge::phrase_parts`]).
     pub fn is_card(&self, word: &str) -> Result<bool> {
-        if self
-            .stored_cards()?
-            .binary_search_by(|c| c.as_str().cmp(word))
-            .is_ok()
-        {
+        if self.is_stored(word)? {
             return Ok(true);
         }
-        Ok(self.any_word()? && self.typed_id(word)?.is_some())
+        Ok(self.any_word()?
+            && (self.typed_id(word)?.is_some() || self.phrase_parts(word)?.is_some()))
     }
 
     /// Whether any vocabulary word can be a card (the database keeps the clue words'
@@ -274,6 +324,9 @@ impl<'s> StoreKnowledge<'s> {
         let Some(c) = self.clue_words()?.id(clue) else {
             return Ok(None);
         };
+        if let Some(parts) = self.phrase_parts(card)? {
+            return self.phrase_relatedness(card, clue, c, &parts);
+        }
         let (Some(t), Some(typed)) = (self.typed_id(card)?, self.typed()?) else {
             return Ok(None);
         };
@@ -304,6 +357,46 @@ impl<'s> StoreKnowledge<'s> {
             cooccurrences,
         };
         Ok(Some((r, raise)))
+    }
+
+    /// [`StoreKnowledge::typed_relatedness`] of a card of several words (`parts`, from
+    /// [`StoreKnowledge::phrase_parts`]), `c` the clue's index: the score its row has (their
+    /// rows' mean) and the mean of their cosines; the phrase's own PPMI and meetings are not
+    /// known (0), and a definition's raise is in its words' scores, not its own.
+    fn phrase_relatedness(
+        &self,
+        card: &str,
+        clue: &str,
+        c: usize,
+        parts: &[String],
+    ) -> Result<Option<(store::RelatednessRow, Option<f64>)>> {
+        let Some(row) = Knowledge::relatedness(self, card)? else {
+            return Ok(None);
+        };
+        let mut cosine = 0.0;
+        for part in parts {
+            let of_part = match self
+                .store
+                .relatedness(part, clue)
+                .with_context(table("relatedness"))?
+            {
+                Some(r) => r,
+                None => match self.typed_relatedness(part, clue)? {
+                    Some((r, _)) => r,
+                    None => return Ok(None),
+                },
+            };
+            cosine += of_part.cosine / parts.len() as f64;
+        }
+        let r = store::RelatednessRow {
+            term: card.to_string(),
+            clue: clue.to_string(),
+            score: row[c] as f64,
+            ppmi: 0.0,
+            cosine,
+            cooccurrences: 0,
+        };
+        Ok(Some((r, None)))
     }
 
     /// The legality rule's lexicon for this store.
@@ -360,11 +453,13 @@ impl Knowledge for StoreKnowledge<'_> {
         Knowledge::clue_form(self.store, word)
     }
 
-    /// The stored rows, then the rows of the words without one computed together.
+    /// The stored rows, then the rows of the words without one computed together, then those
+    /// of the cards of several words from their words' rows.
     fn relatedness_all(&self, cards: &[String]) -> Result<Vec<Option<Arc<[f32]>>>> {
         let lock = || self.cache.vectors.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::with_capacity(cards.len());
         let mut missing: Vec<(usize, usize, u64)> = Vec::new();
+        let mut phrases: Vec<(usize, Vec<String>)> = Vec::new();
         for (i, card) in cards.iter().enumerate() {
             if let Some(v) = lock().get(card) {
                 out.push(v.clone());
@@ -376,10 +471,26 @@ impl Knowledge for StoreKnowledge<'_> {
                 && self.typed()?.is_some()
             {
                 missing.push((i, id, self.clue_words()?.counts[id]));
+            } else if stored.is_none()
+                && let Some(parts) = self.phrase_parts(card)?
+            {
+                phrases.push((i, parts));
             } else {
                 lock().insert(card.clone(), stored.clone());
             }
             out.push(stored);
+        }
+        if !phrases.is_empty() {
+            // Their words are one-word cards: no phrase among them, so this is one level deep.
+            let words: Vec<String> = phrases.iter().flat_map(|(_, p)| p.clone()).collect();
+            let rows = self.relatedness_all(&words)?;
+            let mut rows = rows.into_iter();
+            for (i, parts) in &phrases {
+                let of_parts: Vec<Option<Arc<[f32]>>> = rows.by_ref().take(parts.len()).collect();
+                let row = mean_row(&of_parts);
+                lock().insert(cards[*i].clone(), row.clone());
+                out[*i] = row;
+            }
         }
         // The vectors are read only when a word needs them (15 MB: most of a whole `suggest`).
         if missing.is_empty() {
@@ -437,6 +548,10 @@ pub struct Explained {
     /// ([`crate::typed`]): its PPMI is not kept (0), and its co-occurrences only with the clue
     /// words it meets most (0 past them).
     pub typed: bool,
+    /// For a card of several words no list named, the words whose rows' mean is its row
+    /// ([`StoreKnowledge::phrase_parts`]); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<String>,
 }
 
 /// The evidence behind `clue` with each of `terms` (`clue-db explain`, `/api/explain`): a
@@ -478,6 +593,10 @@ pub fn explain(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Vec<E
                     .meeting(t, clue)
                     .with_context(table("relatedness_evidence"))?,
                 typed,
+                parts: match typed {
+                    true => k.phrase_parts(t)?.unwrap_or_default(),
+                    false => Vec::new(),
+                },
             })
         })
         .collect()

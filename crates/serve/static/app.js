@@ -58,9 +58,12 @@ async function showEvidence(target, clue, terms) {
   try {
     const ex = await api('/api/explain', { clue, terms });
     const items = ex.terms.map(({ term, evidence: e, relatedness: r, meeting: m,
-      definition_raise: raised }) => {
+      definition_raise: raised, parts: words }) => {
       const parts = [];
-      if (r) {
+      if (r && words) {
+        parts.push(`relatedness ${r.score.toFixed(2)} (the mean of the scores of ` +
+          `${words.map((w) => `“${w}”`).join(' and ')}: no list names “${term}”)`);
+      } else if (r) {
         parts.push(`relatedness ${r.score.toFixed(2)} (PPMI ${r.ppmi.toFixed(2)}, cosine ` +
           `${r.cosine.toFixed(2)}, together ${r.cooccurrences}× in a sentence)`);
       }

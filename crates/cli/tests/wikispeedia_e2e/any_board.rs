@@ -178,6 +178,48 @@ fn explain_scores_a_word_no_list_names_as_a_board_does() {
 }
 
 #[test]
+fn a_card_of_several_words_no_list_names_is_scored_as_its_words_mean() {
+    // `swimming pool` typed on a board was unknown as a whole, never a target.
+    let typed = typed_words(5);
+    let t: Vec<&str> = typed.iter().map(String::as_str).collect();
+    // A stopword between them is not one of its words (`house of cards`).
+    let phrase = format!("{} of {}", t[0], t[1]);
+    let v = suggest_json(&[phrase.as_str()], &[t[2], t[3]], t[4]);
+    assert!(warnings(&v).is_empty(), "{v}");
+    assert_eq!(v["targets"], serde_json::json!([phrase]), "{v}");
+    let clue = v["clue"].as_str().unwrap_or_else(|| panic!("no clue: {v}"));
+    // `explain` names its words, and its score is their scores' mean.
+    let run = query(&["explain", clue, &phrase, t[0], t[1], "--json"]).ok();
+    let e: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert!(warnings(&e).is_empty(), "{e}");
+    let terms = e["terms"].as_array().unwrap();
+    assert_eq!(terms[0]["parts"], serde_json::json!([t[0], t[1]]), "{e}");
+    assert_eq!(terms[0]["typed"], true, "{e}");
+    assert!(terms[1].get("parts").is_none(), "{e}");
+    let score = |i: usize| terms[i]["relatedness"]["score"].as_f64().unwrap();
+    assert!(
+        (score(0) - (score(1) + score(2)) / 2.0).abs() < 1e-4,
+        "{} is not the mean of {} and {}",
+        score(0),
+        score(1),
+        score(2)
+    );
+    let text = query(&["explain", clue, &phrase]).ok().stdout;
+    assert!(
+        text.contains(&format!("the mean of the scores of {} and {}", t[0], t[1])),
+        "{text}"
+    );
+    // One word the corpus never met makes the whole card unknown, named as typed.
+    let unknown = format!("{} qzxqzxword", t[0]);
+    let v = suggest_json(&[unknown.as_str(), t[1]], &[t[2]], t[4]);
+    let w = warnings(&v);
+    assert!(
+        w.len() == 1 && w[0].contains(&format!("\"{unknown}\" is not a word the database knows")),
+        "{w:?}"
+    );
+}
+
+#[test]
 fn a_word_the_corpus_never_met_is_still_a_warning_naming_close_words() {
     let typed = typed_words(3);
     let v = suggest_json(
