@@ -536,7 +536,7 @@ pub fn info(db: &Path) -> Result<()> {
     let mut out = crate::out::stdout();
     // `info` is how one looks at a database this clue-db will not read (another schema
     // version): its meta is shown, and what it is not, rather than only a refusal.
-    let meta = store::read_meta_of_any_version(db).context("reading table meta")?;
+    let meta = store::read_meta_of_any_version(db)?;
     let version = meta
         .iter()
         .find(|(k, _)| k == "schema_version")

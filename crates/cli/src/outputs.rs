@@ -9,10 +9,12 @@ use anyhow::{Result, bail};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// The files a command reads, each with the flag (or words) that named it.
+/// The files a command reads, each with the flag (or words) that named it, and the paths SQLite
+/// may create beside a database (compared by path: they need not exist yet).
 #[derive(Default)]
 pub struct Inputs {
     files: Vec<(String, PathBuf)>,
+    beside: Vec<(String, PathBuf)>,
 }
 
 impl Inputs {
@@ -27,37 +29,61 @@ impl Inputs {
         self
     }
 
-    /// A database and the files SQLite keeps beside it (`-wal`, `-shm`, `-journal`).
+    /// A database and the files SQLite keeps beside it (`-wal`, `-shm`, `-journal`). Those
+    /// are refused whether they exist or not: `--turns X.sqlite-journal` written while none
+    /// was there made SQLite take it for a crashed write's journal, and every later read of
+    /// the database failed ("attempt to write a readonly database") until it was removed.
     pub fn database(mut self, what: &str, db: &Path) -> Self {
         self.files.push((what.to_string(), db.to_path_buf()));
         for suffix in ["-wal", "-shm", "-journal"] {
             let mut name = db.as_os_str().to_owned();
             name.push(suffix);
-            self.files
+            self.beside
                 .push((format!("{what}'s {suffix} file"), PathBuf::from(name)));
         }
         self
     }
 }
 
+/// `path` with its folder resolved (links, `..`), its own name kept: the same for two paths
+/// of one file that need not exist; `None` when the folder cannot be resolved.
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(parent).ok()?.join(name))
+}
+
 /// Refuses `output` (named by `flag`) when it is the same file as one of `inputs`, naming both
 /// paths. An output that does not exist yet is no input; an input that does
 /// not exist is none either.
 pub fn refuse_overwriting_inputs(flag: &str, output: &Path, inputs: &Inputs) -> Result<()> {
+    let refuse = |what: &str, input: &Path| {
+        bail!(
+            "{flag} {} is the same file as {what} {}: an output never overwrites an input; \
+             give another path",
+            output.display(),
+            input.display()
+        )
+    };
+    if let Some(out) = resolved(output) {
+        for (what, beside) in &inputs.beside {
+            if resolved(beside).is_some_and(|b| b == out) {
+                return refuse(what, beside);
+            }
+        }
+    }
     let Ok(out) = std::fs::metadata(output) else {
         return Ok(());
     };
-    for (what, input) in &inputs.files {
+    for (what, input) in inputs.files.iter().chain(&inputs.beside) {
         let Ok(meta) = std::fs::metadata(input) else {
             continue;
         };
         if meta.dev() == out.dev() && meta.ino() == out.ino() {
-            bail!(
-                "{flag} {} is the same file as {what} {}: an output never overwrites an input; \
-                 give another path",
-                output.display(),
-                input.display()
-            );
+            return refuse(what, input);
         }
     }
     Ok(())
@@ -107,5 +133,30 @@ mod tests {
         refuse_overwriting_inputs("--turns", &other, &inputs).unwrap();
         let absent = Inputs::new().database("--db", &dir.path().join("none.sqlite"));
         refuse_overwriting_inputs("--turns", &other, &absent).unwrap();
+    }
+
+    #[test]
+    fn the_files_sqlite_keeps_beside_a_database_are_refused_before_they_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("x.sqlite");
+        std::fs::write(&db, b"db").unwrap();
+        let inputs = Inputs::new().database("the database --db", &db);
+        for suffix in ["-journal", "-wal", "-shm"] {
+            let side = dir.path().join(format!("x.sqlite{suffix}"));
+            assert!(!side.exists());
+            let e = refuse_overwriting_inputs("--turns", &side, &inputs)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("the database --db's {suffix} file")),
+                "{e}"
+            );
+            // By another path to the same folder, too.
+            std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+            let other = dir.path().join(format!("sub/../x.sqlite{suffix}"));
+            refuse_overwriting_inputs("--turns", &other, &inputs).unwrap_err();
+        }
+        // A file of another name beside it is fine.
+        refuse_overwriting_inputs("--turns", &dir.path().join("x.sqlite-turns"), &inputs).unwrap();
     }
 }

@@ -251,6 +251,12 @@ impl WordsArg {
             };
         };
         if let Some(found) = named_list(&stored, list, &self.inputs, &self.data)? {
+            if !list.contains('/') && std::path::Path::new(list).is_file() {
+                eprintln!(
+                    "clue-db: note: --words {list} is the list of that name; to read the file \
+                     {list} here, write --words ./{list}"
+                );
+            }
             return Ok(found);
         }
         let file = PathBuf::from(list);
@@ -267,7 +273,8 @@ impl WordsArg {
                 file.display()
             );
         }
-        let words = list_file(&file).with_context(|| format!("--words {list}"))?;
+        // The reader's errors name the file already.
+        let words = list_file(&file).context("--words")?;
         Ok((file.display().to_string(), words))
     }
 
@@ -285,8 +292,10 @@ impl WordsArg {
             eprintln!("clue-db: note: {n}");
         }
         if playable.words.len() < 25 {
+            // A pack pasted as one line of commas is read as one card.
+            let commas = words.iter().any(|w| w.contains(','));
             bail!(
-                "{}: {} of its {} words can be cards of these games, a board needs 25",
+                "{}: {} of its {} words can be cards of these games, a board needs 25{}",
                 self.words
                     .as_deref()
                     .map_or(format!("the default deck, {name}"), |w| format!(
@@ -294,6 +303,11 @@ impl WordsArg {
                     )),
                 playable.words.len(),
                 words.len(),
+                if commas {
+                    " (a list file holds one card a line, and a line of it has commas)"
+                } else {
+                    ""
+                }
             );
         }
         Ok((name, playable.words))
@@ -782,8 +796,22 @@ pub fn play(a: PlayArgs) -> Result<()> {
     Ok(())
 }
 
-/// Said with every evaluation, in text and JSON.
-pub const EVAL_NOTE: &str = "our spymaster with our own guesser: optimistic figures";
+/// Said with every evaluation, in text and JSON, by who guessed: our own guesser shares the
+/// spymaster's knowledge, so its figures are optimistic; outside guessers' are not (the note
+/// said "optimistic" of a run judged by GloVe alone).
+fn eval_note(guessers: &[String]) -> &'static str {
+    match (
+        guessers.iter().any(|g| g == "own"),
+        guessers.iter().any(|g| g != "own"),
+    ) {
+        (true, false) => "our spymaster with our own guesser: optimistic figures",
+        (true, true) => {
+            "our own guesser's figures are optimistic (it shares our spymaster's knowledge); the \
+             outside guessers' are not"
+        }
+        _ => "judged by guessers trained elsewhere",
+    }
+}
 
 pub fn eval(a: EvalArgs) -> Result<()> {
     let mut out = crate::out::stdout();
@@ -792,6 +820,10 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         let mut inputs = crate::outputs::Inputs::new().database("the database --db", &a.db);
         if let Some(s) = &a.scenarios {
             inputs = inputs.file("--scenarios", s);
+        }
+        // A player's own pack (a stored list's name is no file here, and is passed over).
+        if let Some(w) = &a.words.words {
+            inputs = inputs.file("--words", w);
         }
         for g in &a.guesser {
             if let Some(path) = g.strip_prefix("vectors:") {
@@ -900,7 +932,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     turns_file.finish()?;
     if a.json {
         let v = serde_json::json!({
-            "note": EVAL_NOTE,
+            "note": eval_note(&a.guesser),
             "games": a.games,
             "seed": a.seed,
             "strategies": reports,
@@ -915,8 +947,10 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     }
     writeln!(
         out,
-        "{} games per strategy, seed {}, boards from {name} ({cards} cards) ({EVAL_NOTE})",
-        a.games, a.seed,
+        "{} games per strategy, seed {}, boards from {name} ({cards} cards) ({})",
+        a.games,
+        a.seed,
+        eval_note(&a.guesser),
     )?;
     writeln!(
         out,
@@ -977,10 +1011,15 @@ impl<'p> JsonLines<'p> {
         Ok(JsonLines { out })
     }
 
+    /// Each line goes to the buffer whole, in one write: the buffer then reaches the file only
+    /// between lines, so a run stopped by Ctrl-C or a kill leaves whole lines (written piece by
+    /// piece, its last line was cut wherever the buffer filled).
     fn write(&mut self, record: &impl serde::Serialize) -> Result<()> {
         if let Some((f, p)) = self.out.as_mut() {
-            serde_json::to_writer(&mut *f, record)?;
-            writeln!(f).with_context(|| format!("writing {}", p.display()))?;
+            let mut line = serde_json::to_vec(record)?;
+            line.push(b'\n');
+            f.write_all(&line)
+                .with_context(|| format!("writing {}", p.display()))?;
         }
         Ok(())
     }

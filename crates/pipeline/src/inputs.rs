@@ -30,8 +30,7 @@ fn lines(path: &Path) -> Result<Vec<(usize, String)>> {
             .with_context(reading)?
         else {
             bail!(
-                "{}: line {n} is longer than {} (cap pipeline::inputs::MAX_LINE_BYTES): not a \
-                 list of words",
+                "{}: line {n} is longer than {}: not a list of words (one card a line)",
                 path.display(),
                 show(MAX_LINE_BYTES)
             );
@@ -39,7 +38,7 @@ fn lines(path: &Path) -> Result<Vec<(usize, String)>> {
         read += got as u64;
         if read > MAX_INPUT_BYTES {
             bail!(
-                "{}: larger than {} (cap pipeline::inputs::MAX_INPUT_BYTES): not a list of words",
+                "{}: larger than {}: not a list of words (one card a line)",
                 path.display(),
                 show(MAX_INPUT_BYTES)
             );

@@ -12,6 +12,9 @@ use anyhow::{Context, Result, bail};
 
 use crate::guesser::{Guess, Guesser, ranked};
 
+/// The longest line of a vectors file: 64 KiB (a word and 300 numbers take about 3 KB).
+pub const MAX_LINE_BYTES: usize = 64 << 10;
+
 /// Unit-length word vectors by word.
 #[derive(Debug, Clone, Default)]
 pub struct WordVectors {
@@ -32,16 +35,38 @@ impl WordVectors {
         Self::read(BufReader::new(input)).with_context(|| format!("reading {}", path.display()))
     }
 
-    /// Reads the word2vec text format from any reader.
-    pub fn read(input: impl BufRead) -> Result<WordVectors> {
-        let mut lines = input.lines();
-        let header = lines
-            .next()
-            .context("empty: no `WORDS DIMS` header line")?
-            .context("line 1")?;
+    /// Reads the word2vec text format from any reader. A line longer than [`MAX_LINE_BYTES`]
+    /// is an error, read no further: `vectors:/dev/zero` or a file of one 2 GB line is no
+    /// vectors file, and held whole it took all the memory there was.
+    pub fn read(mut input: impl BufRead) -> Result<WordVectors> {
+        let mut buf = Vec::new();
+        let mut next_line = |no: usize| -> Result<Option<String>> {
+            buf.clear();
+            let got = (&mut input)
+                .take(MAX_LINE_BYTES as u64 + 1)
+                .read_until(b'\n', &mut buf)
+                .with_context(|| format!("line {no}"))?;
+            if buf.len() > MAX_LINE_BYTES {
+                bail!(
+                    "line {no} is longer than {} KiB: not a vectors file of the word2vec text \
+                     format",
+                    MAX_LINE_BYTES >> 10
+                );
+            }
+            if got == 0 {
+                return Ok(None);
+            }
+            let line =
+                std::str::from_utf8(&buf).with_context(|| format!("line {no}: not UTF-8"))?;
+            Ok(Some(line.trim_end_matches(['\n', '\r']).to_string()))
+        };
+        let header = next_line(1)?.context("empty: no `WORDS DIMS` header line")?;
         let mut h = header.split_whitespace();
         let (Some(n), Some(d), None) = (h.next(), h.next(), h.next()) else {
-            bail!("line 1: {header:?} is not a `WORDS DIMS` header");
+            bail!(
+                "line 1: {} is not a `WORDS DIMS` header",
+                crate::shown(&header)
+            );
         };
         let n: usize = n
             .parse()
@@ -52,32 +77,42 @@ impl WordVectors {
         if dims == 0 {
             bail!("line 1: 0 dimensions");
         }
-        let mut vectors = HashMap::with_capacity(n.min(10_000_000));
-        for (i, line) in lines.enumerate() {
-            let no = i + 2;
-            let line = line.with_context(|| format!("line {no}"))?;
+        if dims > MAX_LINE_BYTES / 2 {
+            bail!(
+                "line 1: {dims} dimensions do not fit in a line of at most {MAX_LINE_BYTES} bytes"
+            );
+        }
+        // The header's count is a hint only: a false one must not reserve gigabytes.
+        let mut vectors = HashMap::with_capacity(n.min(1 << 20));
+        let mut word_lines = 0usize;
+        for no in 2.. {
+            let Some(line) = next_line(no)? else { break };
             if line.trim().is_empty() {
                 continue;
             }
+            word_lines += 1;
             let mut parts = line.split(' ').filter(|p| !p.is_empty());
             let word = parts.next().unwrap_or_default().to_string();
+            let shown = crate::shown(&word);
             let v: Vec<f32> = parts
                 .map(|x| x.parse::<f32>())
                 .collect::<Result<_, _>>()
-                .with_context(|| format!("line {no} ({word:?}): not a number"))?;
+                .with_context(|| format!("line {no} ({shown}): not a number"))?;
             if v.len() != dims {
                 bail!(
-                    "line {no} ({word:?}): {} numbers, the header says {dims}",
+                    "line {no} ({shown}): {} numbers, the header says {dims}",
                     v.len()
                 );
             }
-            vectors.insert(word, unit(v));
+            if v.iter().any(|x| !x.is_finite()) {
+                bail!("line {no} ({shown}): a number that is not finite");
+            }
+            if vectors.insert(word, unit(v)).is_some() {
+                bail!("line {no}: {shown} has a vector already, on an earlier line");
+            }
         }
-        if vectors.len() != n {
-            bail!(
-                "{} word lines, the header says {n}: a cut or altered file",
-                vectors.len()
-            );
+        if word_lines != n {
+            bail!("{word_lines} word lines, the header says {n}: a cut or altered file");
         }
         Ok(WordVectors { dims, vectors })
     }

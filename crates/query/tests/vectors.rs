@@ -137,6 +137,59 @@ fn wrong_numbers_and_cut_files_are_refused() {
 }
 
 #[test]
+fn endless_lines_repeated_words_and_odd_numbers_are_refused() {
+    use query::vectors::MAX_LINE_BYTES;
+    // `vectors:/dev/zero`: a line with no end took every byte of memory the machine had. Now
+    // it is refused once past the cap, having read no more than that.
+    let endless = std::io::BufReader::new(std::io::repeat(b'0'));
+    let e = format!("{:#}", WordVectors::read(endless).unwrap_err());
+    assert!(e.contains("line 1 is longer than 64 KiB"), "{e}");
+    // A long word line too, and the message does not echo it.
+    let long = format!("1 3\nfruit{} 1 0 0\n", "x".repeat(MAX_LINE_BYTES));
+    let e = err(&long);
+    assert!(e.contains("line 2 is longer") && e.len() < 200, "{e}");
+    // A line just under the cap is read.
+    let word = "y".repeat(MAX_LINE_BYTES - 10);
+    let ok = WordVectors::read(format!("1 3\n{word} 1 0 0\n").as_bytes()).unwrap();
+    assert!(ok.vector(&word).is_some());
+    // A header that claims more dimensions than a line can hold.
+    let e = err("1 1000000\nfruit 1\n");
+    assert!(e.contains("1000000 dimensions do not fit"), "{e}");
+    // The header's count reserves nothing it cannot use: a false one is a plain error.
+    let e = err("18446744073709551615 3\nfruit 1 0 0\n");
+    assert!(e.contains("1 word lines"), "{e}");
+    // A word given twice was read as one, and then said to be a count mismatch.
+    let e = err("2 2\nking 1 0\nking 0 1\n");
+    assert!(
+        e.contains("line 3") && e.contains("\"king\" has a vector already"),
+        "{e}"
+    );
+    // NaN and infinity are no coordinates.
+    for bad in ["NaN", "inf", "-inf"] {
+        let e = err(&format!("1 2\nking 1 {bad}\n"));
+        assert!(
+            e.contains("line 2") && e.contains("not finite"),
+            "{bad}: {e}"
+        );
+    }
+    // A gzip bomb (a 2 GB line in 2 MB) stops at the cap as well.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, b"2 50\n").unwrap();
+    let zeros = vec![b'0'; 1 << 20];
+    for _ in 0..64 {
+        std::io::Write::write_all(&mut gz, &zeros).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bomb.txt.gz");
+    std::fs::write(&path, gz.finish().unwrap()).unwrap();
+    let e = format!("{:#}", WordVectors::load(&path).unwrap_err());
+    assert!(
+        e.contains("bomb.txt.gz") && e.contains("line 2 is longer"),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_vector_guesser_ranks_by_cosine() {
     let v = WordVectors::read(SMALL.as_bytes()).unwrap();
     let g = VectorGuesser::new("small", v.clone());

@@ -591,6 +591,29 @@ fn unreadable(e: anyhow::Error, path: &Path) -> anyhow::Error {
              never writes WAL databases)"
         ));
     }
+    let mut journal = path.as_os_str().to_owned();
+    journal.push("-journal");
+    let journal = PathBuf::from(journal);
+    if code == Some(rusqlite::ErrorCode::ReadOnly) && journal.exists() {
+        // A journal beside the file is a write SQLite must roll back before anyone reads, and
+        // a read-only connection may not: the database is not foreign, the journal is in the way.
+        return e.context(format!(
+            "{}: SQLite found {} beside it, the journal of a write that did not finish, and \
+             cannot roll it back from a read-only connection; if that file is not a journal \
+             (an output written there by mistake), move it away; if it is, open the database \
+             once where it is writable (sqlite3 {} 'PRAGMA quick_check') to roll the write back",
+            path.display(),
+            journal.display(),
+            path.display()
+        ));
+    }
+    if code == Some(rusqlite::ErrorCode::DatabaseCorrupt) {
+        return e.context(format!(
+            "{}: a damaged or truncated database (a copy cut short?); rebuild it with `make \
+             pipeline`",
+            path.display()
+        ));
+    }
     e.context(format!("{}: not a clue-db database", path.display()))
 }
 
@@ -733,6 +756,29 @@ mod tests {
 
     fn marker(dest: &Path) -> Option<String> {
         Store::open(dest).unwrap().meta("marker").unwrap()
+    }
+
+    /// A file written as `X.sqlite-journal` (an output sent there by mistake) made every read
+    /// fail as "not a clue-db database"; a database cut short was called foreign too.
+    #[test]
+    fn a_journal_in_the_way_and_a_cut_database_are_named_for_what_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = existing(dir.path());
+        let journal = dir.path().join("t.sqlite-journal");
+        std::fs::write(&journal, vec![b'{'; 4096]).unwrap();
+        let e = format!("{:#}", Store::open(&dest).err().expect("refused"));
+        assert!(
+            e.contains("t.sqlite-journal beside it") && !e.contains("not a clue-db database"),
+            "{e}"
+        );
+        std::fs::remove_file(&journal).unwrap();
+        assert_eq!(marker(&dest).as_deref(), Some("kept"));
+        let whole = std::fs::read(&dest).unwrap();
+        assert!(whole.len() > 8192, "{} bytes", whole.len());
+        let cut = dir.path().join("cut.sqlite");
+        std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+        let e = format!("{:#}", Store::open(&cut).err().expect("refused"));
+        assert!(e.contains("a damaged or truncated database"), "{e}");
     }
 
     /// Issue 13, item 1: another build started while this one copies the database cleans up

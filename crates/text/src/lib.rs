@@ -123,10 +123,20 @@ impl<'a> Analysis<'a> {
 
 /// A card word as people write it, in its one normal form: trimmed, lower-case, single
 /// spaces, a hyphen read as a space (`New  York`, `loch-ness`, `G-SPOT` -> `new york`, `loch
-/// ness`, `g spot`). Boards typed by users and the word lists the build stores are both read
-/// by it, so a listed card is found as it is typed.
+/// ness`, `g spot`), without the quotes around it (`"moon"`, `'queen'`) or characters no one
+/// sees (a byte-order mark that a saved list starts with, zero-width spaces, a soft hyphen),
+/// which made a listed word unknown. Boards typed by users and the word lists the build stores
+/// are both read by it, so a listed card is found as it is typed.
 pub fn card_word(w: &str) -> String {
-    w.split(|c: char| c.is_whitespace() || c == '-')
+    const INVISIBLE: [char; 6] = [
+        '\u{feff}', '\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{ad}',
+    ];
+    const QUOTES: [char; 8] = ['"', '\'', '“', '”', '‘', '’', '«', '»'];
+    let visible: String = w.chars().filter(|c| !INVISIBLE.contains(c)).collect();
+    visible
+        .trim()
+        .trim_matches(QUOTES.as_slice())
+        .split(|c: char| c.is_whitespace() || c == '-')
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>()
         .join(" ")

@@ -312,3 +312,28 @@ fn terms_wordnet_does_not_know_fall_back_on_the_stemmer() {
     let page = analyze("The organization grew.", tagger());
     assert!(count_term(&page, &TermForms::new("organ", i)).is_none());
 }
+
+#[test]
+fn card_words_are_read_as_people_write_them() {
+    for (typed, card) in [
+        ("New  York", "new york"),
+        ("loch-ness", "loch ness"),
+        ("G-SPOT", "g spot"),
+        ("-king-", "king"),
+        // A list saved with a byte-order mark: its first word was unknown.
+        ("\u{feff}Africa", "africa"),
+        ("ice\u{200b} cream", "ice cream"),
+        // Quotes around a word, straight or curly, are not part of it.
+        ("'queen'", "queen"),
+        ("\"moon\"", "moon"),
+        ("“ice cream”", "ice cream"),
+        (" ‘bank’ ", "bank"),
+        // An apostrophe inside a word stays: it is the word a person typed.
+        ("o'clock", "o'clock"),
+        ("queen's", "queen's"),
+        ("\"\"", ""),
+        ("\u{feff}", ""),
+    ] {
+        assert_eq!(text::card_word(typed), card, "{typed:?}");
+    }
+}

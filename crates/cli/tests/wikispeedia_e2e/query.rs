@@ -827,7 +827,10 @@ fn eval_reports_both_strategies() {
     let v = query(&["eval", "--games", "5", "--seed", "1", "--json"])
         .ok()
         .json();
-    assert!(v["note"].as_str().unwrap().contains("optimistic"), "{v}");
+    assert_eq!(
+        v["note"], "our spymaster with our own guesser: optimistic figures",
+        "{v}"
+    );
     assert_eq!(
         (v["games"].as_u64(), v["seed"].as_u64()),
         (Some(5), Some(1))

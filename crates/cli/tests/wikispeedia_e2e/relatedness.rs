@@ -419,6 +419,55 @@ fn json_lines(path: &std::path::Path) -> Vec<Value> {
 }
 
 #[test]
+fn an_eval_stopped_midway_leaves_whole_lines() {
+    // Written a piece at a time, the last line was cut wherever the buffer filled when Ctrl-C
+    // came, and a reader of the lines failed on it.
+    let dir = tempfile::tempdir().unwrap();
+    let turns = dir.path().join("turns.jsonl");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
+        .args([
+            "eval",
+            "--games",
+            "100000",
+            "--strategies",
+            "relatedness",
+            "--turns",
+        ])
+        .arg(&turns)
+        .arg("--db")
+        .arg(db())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Several buffers' worth reached the file.
+    let started = std::time::Instant::now();
+    while std::fs::metadata(&turns).map_or(0, |m| m.len()) < 64 << 10 {
+        assert!(
+            started.elapsed().as_secs() < 300 && child.try_wait().unwrap().is_none(),
+            "eval wrote no turns"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&turns).unwrap();
+    assert!(
+        text.ends_with('\n'),
+        "a cut last line: {:?}",
+        &text[text.len() - 80..]
+    );
+    for (n, line) in text.lines().enumerate() {
+        serde_json::from_str::<Value>(line)
+            .unwrap_or_else(|e| panic!("line {}: {e}: {line}", n + 1));
+    }
+}
+
+#[test]
 fn eval_turns_are_json_lines_with_every_guessers_picks() {
     let dir = tempfile::tempdir().unwrap();
     let spec = tiny_vectors(dir.path());
@@ -426,6 +475,13 @@ fn eval_turns_are_json_lines_with_every_guessers_picks() {
     let v = eval_two_games_with_turns(&spec, &turns, &["--json"])
         .ok()
         .json();
+    // Only our own guesser's figures are called optimistic.
+    let note = v["note"].as_str().unwrap();
+    assert!(
+        note.contains("our own guesser's figures are optimistic")
+            && note.contains("outside guessers' are not"),
+        "{v}"
+    );
     let lines = json_lines(&turns);
     // One line per turn played, for each guesser's games.
     let played: u64 = v["strategies"]
