@@ -895,10 +895,17 @@ async fn reveal(
     .await
 }
 
+/// `/api/game/ID/pass` takes `{}` (what the page sends), checked as every other body is: not
+/// JSON is a 400, a field a 422.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassBody {}
+
 /// The person ends the turn.
 async fn pass(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
+    JsonBody(PassBody {}): JsonBody<PassBody>,
 ) -> ApiResult<Json<crate::game::GameView>> {
     let game = find_game(&state, &id)?;
     blocking(&state, move |_, db| {

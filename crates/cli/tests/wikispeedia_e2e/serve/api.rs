@@ -708,6 +708,40 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
     );
 }
 
+/// `pass` takes `{}`, as the page sends it, and refuses any other body as every route does: it
+/// answered 200 to `{"x": 1}` and to no JSON at all. A refused pass leaves the turn as it was.
+#[test]
+fn pass_takes_an_empty_object_and_refuses_other_bodies_as_every_route() {
+    let s = Served::start(db());
+    let g = expect(&post(&s, "/api/new-game", json!({"seed": 21})), 200);
+    let id = g["id"].as_str().unwrap();
+    let path = format!("/api/game/{id}/pass");
+    let raw =
+        |ct: Option<&str>, body: &[u8]| client::request(s.addr, "POST", &path, ct, body).unwrap();
+    let json_ct = Some("application/json");
+    let v = expect_error(&raw(json_ct, br#"{"x": 1}"#), 422);
+    assert!(
+        v["error"].as_str().unwrap().contains("unknown field `x`"),
+        "{v}"
+    );
+    expect_error(&raw(json_ct, b"not json"), 400);
+    expect_error(&raw(json_ct, b""), 400);
+    expect_error(&raw(Some("text/plain"), b"{}"), 415);
+    expect_error(&raw(None, b""), 415);
+    let now = expect(
+        &client::get(s.addr, &format!("/api/game/{id}")).unwrap(),
+        200,
+    );
+    assert_eq!(now, g, "no refused pass ended the turn");
+    let passed = expect(&raw(json_ct, b"{}"), 200);
+    let turns = passed["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 1, "{passed}");
+    assert!(
+        turns[0]["revealed"].as_array().unwrap().is_empty(),
+        "{passed}"
+    );
+}
+
 #[test]
 fn a_missing_or_foreign_database_stops_the_server_at_start() {
     let dir = tempfile::tempdir().unwrap();
