@@ -703,8 +703,9 @@ fn deck(lists: &[&(String, Vec<String>)], words: Option<Words>) -> ApiResult<Opt
             }
             if out.len() < 25 {
                 return Err(ApiError::bad(format!(
-                    "words has {} different words; a board needs 25",
-                    out.len()
+                    "words has {} different word{}; a board needs 25",
+                    out.len(),
+                    if out.len() == 1 { "" } else { "s" }
                 )));
             }
             Ok(Some(out))

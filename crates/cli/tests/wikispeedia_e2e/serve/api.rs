@@ -692,6 +692,20 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         &post(&s, "/api/new-game", json!({"strategy": "psychic"})),
         400,
     );
+    // A pasted deck too small, its count said right for one word.
+    for (words, said) in [
+        (
+            json!(["apple", "Apple"]),
+            "words has 1 different word; a board needs 25",
+        ),
+        (
+            json!(["apple", "moon"]),
+            "words has 2 different words; a board needs 25",
+        ),
+    ] {
+        let v = expect_error(&post(&s, "/api/new-game", json!({ "words": words })), 400);
+        assert_eq!(v["error"], said, "{v}");
+    }
     // Unknown routes and methods.
     expect_error(&client::get(s.addr, "/api/nothing").unwrap(), 404);
     expect_error(&client::get(s.addr, "/api/suggest").unwrap(), 405);
