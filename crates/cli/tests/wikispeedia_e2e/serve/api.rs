@@ -746,7 +746,9 @@ fn pass_takes_an_empty_object_and_refuses_other_bodies_as_every_route() {
         &client::get(s.addr, &format!("/api/game/{id}")).unwrap(),
         200,
     );
-    assert_eq!(now, g, "no refused pass ended the turn");
+    let mut dealt = g.clone();
+    dealt.as_object_mut().unwrap().remove("warnings");
+    assert_eq!(now, dealt, "no refused pass ended the turn");
     let passed = expect(&raw(json_ct, b"{}"), 200);
     let turns = passed["turns"].as_array().unwrap();
     assert_eq!(turns.len(), 1, "{passed}");
@@ -754,6 +756,74 @@ fn pass_takes_an_empty_object_and_refuses_other_bodies_as_every_route() {
         turns[0]["revealed"].as_array().unwrap().is_empty(),
         "{passed}"
     );
+}
+
+/// A pasted deck with words the database does not know deals from the others, and the new
+/// game's `warnings` (last, as in every answer that has them) name them in the words `clue-db
+/// play --words` warns with (they were dropped silently), and so do `/api/board`'s. A deck of
+/// known words warns of none.
+#[test]
+fn a_new_game_warns_of_the_words_it_leaves_out_as_play_does() {
+    let s = Served::start(db());
+    let known = crate::common::column(
+        &crate::common::open(db()),
+        "SELECT term FROM terms WHERE covered = 1 ORDER BY term LIMIT 30",
+    );
+    let mut words = known.clone();
+    words.extend(["qzxqzxword".to_string(), "zzzzqx".to_string()]);
+    let r = post(&s, "/api/new-game", json!({"seed": 11, "words": words}));
+    let g = expect(&r, 200);
+    assert_eq!(
+        keys_in_order(&r.text()).last().map(String::as_str),
+        Some("warnings")
+    );
+    let warnings: Vec<String> = serde_json::from_value(g["warnings"].clone()).unwrap();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("\"qzxqzxword\" is not a word the database knows")
+            && warnings[0].ends_with("left out of the boards of the deck")
+            && warnings[1].starts_with("\"zzzzqx\""),
+        "{warnings:?}"
+    );
+    for c in g["cards"].as_array().unwrap() {
+        assert!(
+            known.contains(&c["word"].as_str().unwrap().to_string()),
+            "{g}"
+        );
+    }
+    // The CLI's warnings for the same words, its list named by its file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("deck.txt");
+    std::fs::write(&file, words.join("\n")).unwrap();
+    let run = clue_db([
+        "play",
+        "--seed",
+        "11",
+        "--json",
+        "--words",
+        utf8(&file),
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    let cli: Vec<String> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("clue-db: warning: "))
+        .map(|l| l.replace(utf8(&file), "the deck"))
+        .collect();
+    assert_eq!(warnings, cli, "{}", run.stderr);
+    // Assist mode's boards come from the same deck, with the same warnings.
+    let b = expect(
+        &post(&s, "/api/board", json!({"seed": 13, "words": words})),
+        200,
+    );
+    assert_eq!(b["warnings"], json!(warnings), "{b}");
+    let g = expect(
+        &post(&s, "/api/new-game", json!({"seed": 12, "words": known})),
+        200,
+    );
+    assert_eq!(g["warnings"], json!([]), "{g}");
 }
 
 #[test]
