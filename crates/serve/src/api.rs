@@ -1041,6 +1041,6 @@ mod tests {
         let s = shown(&long);
         assert!(s.starts_with(&format!("\"{}\"…", "é".repeat(64))), "{s}");
         assert!(s.ends_with("(100 characters)"), "{s}");
-        assert_eq!(shown("a\u{1b}b"), "\"a\\u{1b}b\"");
+        assert_eq!(shown("a\u{1b}b"), "\"a<U+001B>b\"");
     }
 }

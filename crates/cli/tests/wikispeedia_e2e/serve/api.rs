@@ -555,6 +555,33 @@ fn the_cli_and_the_api_refuse_and_warn_alike() {
         plain.stderr
     );
 
+    // An invisible character in a word is named by its code point by both, not by Rust's
+    // escape (`\u{feff}`).
+    let api = expect(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": ["apple", "lemon"], "given": ["\u{feff}ice"]}),
+        ),
+        200,
+    );
+    assert_eq!(
+        api["warnings"],
+        json!(["given \"<U+FEFF>ice\" is not a clue word and was ignored"])
+    );
+    let cli = clue_db([
+        "suggest",
+        "--pos",
+        "apple,lemon",
+        "--given",
+        "\u{feff}ice",
+        "--json",
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    assert_eq!(api, cli.json());
+
     // A clue the database does not know: no guess, and a warning from both.
     let api = expect(
         &post(
