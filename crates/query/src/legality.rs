@@ -83,10 +83,14 @@ impl std::fmt::Display for Illegal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Illegal::NotAWord => write!(f, "not one lower-case word of letters"),
-            Illegal::BoardWord(w) => write!(f, "is the board word {w:?}"),
-            Illegal::Contains(w) => write!(f, "contains the board word {w:?}"),
-            Illegal::ContainedIn(w) => write!(f, "is contained in the board word {w:?}"),
-            Illegal::InflectionOf(w) => write!(f, "is an inflection of the board word {w:?}"),
+            Illegal::BoardWord(w) => write!(f, "is the board word {}", crate::shown(w)),
+            Illegal::Contains(w) => write!(f, "contains the board word {}", crate::shown(w)),
+            Illegal::ContainedIn(w) => {
+                write!(f, "is contained in the board word {}", crate::shown(w))
+            }
+            Illegal::InflectionOf(w) => {
+                write!(f, "is an inflection of the board word {}", crate::shown(w))
+            }
             Illegal::Stopword => write!(f, "is a stopword"),
             Illegal::Given => write!(f, "was given before in this game"),
         }

@@ -138,10 +138,28 @@ pub fn shown(word: &str) -> String {
     let chars = word.chars().count();
     if chars > SHOWN_CHARS {
         let start: String = word.chars().take(SHOWN_CHARS).collect();
-        format!("{start:?}… ({chars} characters)")
+        format!("{}… ({chars} characters)", quoted(&start))
     } else {
-        format!("{word:?}")
+        quoted(word)
     }
+}
+
+/// `word` quoted as `{:?}` quotes it, but an invisible or control character named by its code
+/// point (`<U+FEFF>`), which a user can look up, not by Rust's `\u{feff}`.
+fn quoted(word: &str) -> String {
+    let mut out = String::from("\"");
+    for c in word.chars() {
+        let escaped = c.escape_debug().to_string();
+        if c == '\'' {
+            out.push(c);
+        } else if escaped.starts_with("\\u{") {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            out.push_str(&escaped);
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The longest message [`cut_long_words`] leaves, in characters.
@@ -188,6 +206,10 @@ mod shown_tests {
     #[test]
     fn long_words_are_cut_in_messages() {
         assert_eq!(shown("apple"), "\"apple\"");
+        // Odd characters by their code points, the common escapes as Rust writes them.
+        assert_eq!(shown("\u{feff}ap\u{1b}ple"), "\"<U+FEFF>ap<U+001B>ple\"");
+        assert_eq!(shown("it's \"x\"\\\n"), "\"it's \\\"x\\\"\\\\\\n\"");
+        assert_eq!(shown("café"), "\"café\"");
         let long = "q".repeat(15_000);
         let s = shown(&long);
         assert!(s.len() < 100 && s.ends_with("(15000 characters)"), "{s}");

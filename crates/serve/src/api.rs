@@ -19,7 +19,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use query::game::{Answer, Board, Role, Suggestion};
+use query::game::{Answer, Role, Suggestion};
 use query::legality::is_word;
 use query::store_knowledge::normalize_word;
 use serde::Deserialize;
@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tower_http::catch_panic::CatchPanicLayer;
 
-use crate::engine::{self, BoardError, Db, Engine, SuggestQuery, UnknownWords};
+use crate::engine::{self, BoardError, Db, Dealt, Engine, SuggestQuery, UnknownWords};
 use crate::game::{Game, Games, MoveError};
 
 /// The largest request body accepted (413 beyond): a full board with every option is < 2 KiB.
@@ -703,8 +703,9 @@ fn deck(lists: &[&(String, Vec<String>)], words: Option<Words>) -> ApiResult<Opt
             }
             if out.len() < 25 {
                 return Err(ApiError::bad(format!(
-                    "words has {} different words; a board needs 25",
-                    out.len()
+                    "words has {} different word{}; a board needs 25",
+                    out.len(),
+                    if out.len() == 1 { "" } else { "s" }
                 )));
             }
             Ok(Some(out))
@@ -713,15 +714,16 @@ fn deck(lists: &[&(String, Vec<String>)], words: Option<Words>) -> ApiResult<Opt
 }
 
 /// The board of `seed` for `strategy`, drawn from `words` or the default deck, of the cards
-/// the strategy can score ([`Db::deal`]); 422 naming the others when fewer than 25 remain.
+/// the strategy can score ([`Db::deal`]), with warnings naming the words left out (as `clue-db
+/// play --words` prints them); 422 naming them when fewer than 25 remain.
 fn board_of(
     db: &Db<'_>,
     seed: u64,
     words: Option<&[String]>,
     strategy: &query::game::StrategyKind,
-) -> ApiResult<Board> {
+) -> ApiResult<Dealt> {
     match db.deal(seed, words, strategy) {
-        Ok(Ok(board)) => Ok(board),
+        Ok(Ok(dealt)) => Ok(dealt),
         Ok(Err(left_out)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             format!(
@@ -776,9 +778,11 @@ async fn board(
     let kind = strategy(b.strategy.as_deref())?;
     blocking(&state, move |s, db| {
         let words = deck(&db.lists(&s.lists), b.words)?;
-        let board = board_of(db, seed, words.as_deref(), &kind)?;
+        let Dealt { board, warnings } = board_of(db, seed, words.as_deref(), &kind)?;
         not_playing(s, seed, "its colours are shown when that game ends")?;
-        Ok(Json(json!({ "seed": seed, "cards": board.cards })))
+        Ok(Json(
+            json!({ "seed": seed, "cards": board.cards, "warnings": warnings }),
+        ))
     })
     .await
 }
@@ -815,10 +819,19 @@ fn lock(game: &Mutex<Game>) -> std::sync::MutexGuard<'_, Game> {
     game.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A new game's answer: the game, then the words of its deck left out, as `warnings` come
+/// last in every answer that has them.
+#[derive(Debug, serde::Serialize)]
+pub struct NewGame {
+    #[serde(flatten)]
+    pub game: crate::game::GameView,
+    pub warnings: Vec<String>,
+}
+
 async fn new_game(
     State(state): State<Arc<AppState>>,
     JsonBody(b): JsonBody<SeedBody>,
-) -> ApiResult<Json<crate::game::GameView>> {
+) -> ApiResult<Json<NewGame>> {
     let seed = b.seed.unwrap_or_else(|| free_seed(&state));
     // Checked now, so a bad name is a 400 before any work; the game keeps the name.
     let name = b
@@ -827,7 +840,7 @@ async fn new_game(
     let kind = strategy(Some(&name))?;
     blocking(&state, move |s, db| {
         let words = deck(&db.lists(&s.lists), b.words)?;
-        let board = board_of(db, seed, words.as_deref(), &kind)?;
+        let Dealt { board, warnings } = board_of(db, seed, words.as_deref(), &kind)?;
         // Never a second game on the board of one being played: played to its end, it would
         // show every colour of the first (as `/api/board` would, which refuses it too).
         not_playing(s, seed, "start another seed, or none, until that game ends")?;
@@ -835,7 +848,10 @@ async fn new_game(
         deal_clue(db, &mut game)?;
         let view = game.view();
         s.games.insert(game);
-        Ok(Json(view))
+        Ok(Json(NewGame {
+            game: view,
+            warnings,
+        }))
     })
     .await
 }
@@ -895,10 +911,17 @@ async fn reveal(
     .await
 }
 
+/// `/api/game/ID/pass` takes `{}` (what the page sends), checked as every other body is: not
+/// JSON is a 400, a field a 422.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PassBody {}
+
 /// The person ends the turn.
 async fn pass(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
+    JsonBody(PassBody {}): JsonBody<PassBody>,
 ) -> ApiResult<Json<crate::game::GameView>> {
     let game = find_game(&state, &id)?;
     blocking(&state, move |_, db| {
@@ -1018,6 +1041,6 @@ mod tests {
         let s = shown(&long);
         assert!(s.starts_with(&format!("\"{}\"…", "é".repeat(64))), "{s}");
         assert!(s.ends_with("(100 characters)"), "{s}");
-        assert_eq!(shown("a\u{1b}b"), "\"a\\u{1b}b\"");
+        assert_eq!(shown("a\u{1b}b"), "\"a<U+001B>b\"");
     }
 }

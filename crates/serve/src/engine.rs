@@ -258,6 +258,12 @@ impl Engine {
     }
 }
 
+/// A board dealt from a deck, and the warnings and notes naming the deck's words left out.
+pub struct Dealt {
+    pub board: Board,
+    pub warnings: Vec<String>,
+}
+
 /// One request's view of the database: a store and the snapshot of the same file.
 pub struct Db<'a> {
     store: &'a Store<'static>,
@@ -358,25 +364,28 @@ impl Db<'_> {
 
     /// The seeded 9/8/7/1 board `clue-db play --seed` deals for `strategy`: drawn from
     /// `words` (a list by name or a pasted one), or from the default deck, each card one the
-    /// strategy can score ([`query::deck::playable`]). `Err(words left out)` when fewer than
-    /// 25 can be cards.
+    /// strategy can score ([`query::deck::playable`]), with the warnings and notes `play`
+    /// prints for the words left out. `Err(those texts)` when fewer than 25 can be cards.
     pub fn deal(
         &self,
         seed: u64,
         words: Option<&[String]>,
         strategy: &StrategyKind,
-    ) -> Result<std::result::Result<Board, Vec<String>>> {
+    ) -> Result<std::result::Result<Dealt, Vec<String>>> {
         let k = self.knowledge();
         let words = match words {
             Some(w) => w.to_vec(),
             None => query::deck::default_deck(&k)?.1,
         };
         let playable = query::deck::playable(&k, &words, std::slice::from_ref(strategy))?;
+        let mut left_out = playable.warnings("the deck");
+        left_out.extend(playable.notes("the deck"));
         if playable.words.len() < 25 {
-            let mut why = playable.warnings("the deck");
-            why.extend(playable.notes("the deck"));
-            return Ok(Err(why));
+            return Ok(Err(left_out));
         }
-        Ok(Ok(Board::random(&playable.words, seed)?))
+        Ok(Ok(Dealt {
+            board: Board::random(&playable.words, seed)?,
+            warnings: left_out,
+        }))
     }
 }

@@ -82,8 +82,10 @@ impl std::fmt::Display for MoveError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             MoveError::Over => f.write_str("the game is over: start a new one"),
-            MoveError::NotOnBoard(w) => write!(f, "{w:?} is not a card of this board"),
-            MoveError::AlreadyRevealed(w) => write!(f, "{w:?} is already revealed"),
+            MoveError::NotOnBoard(w) => {
+                write!(f, "{} is not a card of this board", query::shown(w))
+            }
+            MoveError::AlreadyRevealed(w) => write!(f, "{} is already revealed", query::shown(w)),
             MoveError::NoGuessesLeft => {
                 f.write_str("no guesses left this turn (no safe clue was found): pass")
             }

@@ -163,7 +163,9 @@ const play = {
       this.game = await api('/api/new-game', body);
       $('#seed').value = this.game.seed;
       $('#play-evidence').replaceChildren();
-      this.setStatus(`New game, seed ${this.game.seed}. Click the cards you think the clue means.`);
+      // The words of the deck left out (unknown, or not the strategy's), as the CLI warns.
+      const left = this.game.warnings.join(' ');
+      this.setStatus(`New game, seed ${this.game.seed}. Click the cards you think the clue means.${left ? ` Note: ${left}` : ''}`);
       this.render();
     } catch (err) {
       this.setStatus(err.message, true);

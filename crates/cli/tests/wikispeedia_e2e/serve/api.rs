@@ -555,6 +555,33 @@ fn the_cli_and_the_api_refuse_and_warn_alike() {
         plain.stderr
     );
 
+    // An invisible character in a word is named by its code point by both, not by Rust's
+    // escape (`\u{feff}`).
+    let api = expect(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": ["apple", "lemon"], "given": ["\u{feff}ice"]}),
+        ),
+        200,
+    );
+    assert_eq!(
+        api["warnings"],
+        json!(["given \"<U+FEFF>ice\" is not a clue word and was ignored"])
+    );
+    let cli = clue_db([
+        "suggest",
+        "--pos",
+        "apple,lemon",
+        "--given",
+        "\u{feff}ice",
+        "--json",
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    assert_eq!(api, cli.json());
+
     // A clue the database does not know: no guess, and a warning from both.
     let api = expect(
         &post(
@@ -692,6 +719,20 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         &post(&s, "/api/new-game", json!({"strategy": "psychic"})),
         400,
     );
+    // A pasted deck too small, its count said right for one word.
+    for (words, said) in [
+        (
+            json!(["apple", "Apple"]),
+            "words has 1 different word; a board needs 25",
+        ),
+        (
+            json!(["apple", "moon"]),
+            "words has 2 different words; a board needs 25",
+        ),
+    ] {
+        let v = expect_error(&post(&s, "/api/new-game", json!({ "words": words })), 400);
+        assert_eq!(v["error"], said, "{v}");
+    }
     // Unknown routes and methods.
     expect_error(&client::get(s.addr, "/api/nothing").unwrap(), 404);
     expect_error(&client::get(s.addr, "/api/suggest").unwrap(), 405);
@@ -706,6 +747,110 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         !page.text().contains("http://") && !page.text().contains("https://"),
         "the page loads nothing from elsewhere"
     );
+}
+
+/// `pass` takes `{}`, as the page sends it, and refuses any other body as every route does: it
+/// answered 200 to `{"x": 1}` and to no JSON at all. A refused pass leaves the turn as it was.
+#[test]
+fn pass_takes_an_empty_object_and_refuses_other_bodies_as_every_route() {
+    let s = Served::start(db());
+    let g = expect(&post(&s, "/api/new-game", json!({"seed": 21})), 200);
+    let id = g["id"].as_str().unwrap();
+    let path = format!("/api/game/{id}/pass");
+    let raw =
+        |ct: Option<&str>, body: &[u8]| client::request(s.addr, "POST", &path, ct, body).unwrap();
+    let json_ct = Some("application/json");
+    let v = expect_error(&raw(json_ct, br#"{"x": 1}"#), 422);
+    assert!(
+        v["error"].as_str().unwrap().contains("unknown field `x`"),
+        "{v}"
+    );
+    expect_error(&raw(json_ct, b"not json"), 400);
+    expect_error(&raw(json_ct, b""), 400);
+    expect_error(&raw(Some("text/plain"), b"{}"), 415);
+    expect_error(&raw(None, b""), 415);
+    let now = expect(
+        &client::get(s.addr, &format!("/api/game/{id}")).unwrap(),
+        200,
+    );
+    let mut dealt = g.clone();
+    dealt.as_object_mut().unwrap().remove("warnings");
+    assert_eq!(now, dealt, "no refused pass ended the turn");
+    let passed = expect(&raw(json_ct, b"{}"), 200);
+    let turns = passed["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 1, "{passed}");
+    assert!(
+        turns[0]["revealed"].as_array().unwrap().is_empty(),
+        "{passed}"
+    );
+}
+
+/// A pasted deck with words the database does not know deals from the others, and the new
+/// game's `warnings` (last, as in every answer that has them) name them in the words `clue-db
+/// play --words` warns with (they were dropped silently), and so do `/api/board`'s. A deck of
+/// known words warns of none.
+#[test]
+fn a_new_game_warns_of_the_words_it_leaves_out_as_play_does() {
+    let s = Served::start(db());
+    let known = crate::common::column(
+        &crate::common::open(db()),
+        "SELECT term FROM terms WHERE covered = 1 ORDER BY term LIMIT 30",
+    );
+    let mut words = known.clone();
+    words.extend(["qzxqzxword".to_string(), "zzzzqx".to_string()]);
+    let r = post(&s, "/api/new-game", json!({"seed": 11, "words": words}));
+    let g = expect(&r, 200);
+    assert_eq!(
+        keys_in_order(&r.text()).last().map(String::as_str),
+        Some("warnings")
+    );
+    let warnings: Vec<String> = serde_json::from_value(g["warnings"].clone()).unwrap();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("\"qzxqzxword\" is not a word the database knows")
+            && warnings[0].ends_with("left out of the boards of the deck")
+            && warnings[1].starts_with("\"zzzzqx\""),
+        "{warnings:?}"
+    );
+    for c in g["cards"].as_array().unwrap() {
+        assert!(
+            known.contains(&c["word"].as_str().unwrap().to_string()),
+            "{g}"
+        );
+    }
+    // The CLI's warnings for the same words, its list named by its file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("deck.txt");
+    std::fs::write(&file, words.join("\n")).unwrap();
+    let run = clue_db([
+        "play",
+        "--seed",
+        "11",
+        "--json",
+        "--words",
+        utf8(&file),
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    let cli: Vec<String> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("clue-db: warning: "))
+        .map(|l| l.replace(utf8(&file), "the deck"))
+        .collect();
+    assert_eq!(warnings, cli, "{}", run.stderr);
+    // Assist mode's boards come from the same deck, with the same warnings.
+    let b = expect(
+        &post(&s, "/api/board", json!({"seed": 13, "words": words})),
+        200,
+    );
+    assert_eq!(b["warnings"], json!(warnings), "{b}");
+    let g = expect(
+        &post(&s, "/api/new-game", json!({"seed": 12, "words": known})),
+        200,
+    );
+    assert_eq!(g["warnings"], json!([]), "{g}");
 }
 
 #[test]
