@@ -632,6 +632,11 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
             }
         }
         match r {
+            Some(r) if parts.len() == 1 => writeln!(
+                out,
+                "    relatedness {:.3} (computed for a word no list named, as {}: cosine {:.3})",
+                r.score, parts[0], r.cosine
+            )?,
             Some(r) if !parts.is_empty() => writeln!(
                 out,
                 "    relatedness {:.3} (computed for a card no list named: the mean of the scores of {}; their mean cosine {:.3})",

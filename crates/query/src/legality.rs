@@ -12,8 +12,12 @@
 //!   "ice cream" (or "ice-cream") compares as the whole ("ice cream"), the whole without
 //!   separators ("icecream"), and each word ("ice", "cream"). So "icecream", "creamy", "ice"
 //!   and "cream" are all illegal on that board.
-//! - **Morphology comes from outside** through [`Lexicon`], so this crate does not depend on
-//!   the `text` crate's API; the lead wires `text` in with [`FnLexicon`].
+//! - **A board word compares with its accents off too** (`text::fold_accents`): a card typed
+//!   `café` is scored as the vocabulary's `cafe`, so `cafe` and `cafes` are illegal beside it.
+//!   (In a language where `bär` and `bar` are two words, `bar` is refused beside `bär`: a
+//!   legal clue refused, never an illegal one allowed.)
+//! - **Morphology comes from outside** through [`Lexicon`], so this module does not depend on
+//!   the `text` crate's inflections; the lead wires `text` in with [`FnLexicon`].
 
 use serde::Serialize;
 
@@ -126,8 +130,13 @@ impl<'a> Legality<'a> {
                 // The whole card, then its single-word forms: the same ones the store's
                 // `inflections` table is built for.
                 let whole = c.as_ref().trim().to_lowercase();
+                let folded = text::fold_accents(&whole);
                 let mut forms = vec![whole.clone()];
                 forms.extend(store::card_forms(&whole));
+                if folded != whole {
+                    forms.push(folded.clone());
+                    forms.extend(store::card_forms(&folded));
+                }
                 forms.retain(|f| !f.is_empty());
                 forms.dedup();
                 CardForms { card: whole, forms }
@@ -206,6 +215,19 @@ mod tests {
             },
             stopword: |w: &str| matches!(w, "the" | "of" | "and"),
         }
+    }
+
+    #[test]
+    fn a_card_typed_with_accents_refuses_the_word_without_them() {
+        let l = lex();
+        let rules = Legality::new(&["Café", "crème brûlée"], &l);
+        assert_eq!(rules.check("cafe"), Err(Illegal::BoardWord("café".into())));
+        assert_eq!(rules.check("cafes"), Err(Illegal::Contains("café".into())));
+        assert_eq!(
+            rules.check("creme"),
+            Err(Illegal::BoardWord("crème brûlée".into()))
+        );
+        assert_eq!(rules.check("coffee"), Ok(()));
     }
 
     #[test]

@@ -226,31 +226,44 @@ impl<'s> StoreKnowledge<'s> {
         Ok(Knowledge::clue_form(self.store, card)?.and_then(|w| words.id(&w)))
     }
 
-    /// The words a card of several words that no list named is scored by (`swimming pool` →
-    /// `swimming`, `pool`): its words other than stopwords (`of` in `house of cards`), each a
-    /// card itself (a stored row or a vocabulary word); its row is their rows' mean, as the
-    /// guessers read such a card and as a person hears both words. `None` for a card of one
-    /// word, one with a stored row, a database that cannot score any word, or a card one of
-    /// whose words is no card (`hot dgo`: then it is unknown as a whole).
-    pub fn phrase_parts(&self, card: &str) -> Result<Option<Vec<String>>> {
-        if !card.contains(' ') || self.is_stored(card)? || !self.any_word()? {
+    /// The words a card that no list named, and that is no vocabulary word itself, is scored
+    /// by: a card of several words by its words other than stopwords (`swimming pool` →
+    /// `swimming`, `pool`; `of` in `house of cards` left out), its row their rows' mean, as the
+    /// guessers read such a card and as a person hears both words; a word typed with accents
+    /// the vocabulary writes without (`café` → `cafe`, `crème brûlée` → `creme`, `brulee`) as
+    /// that word. Each word must be a card itself (a stored row or a vocabulary word). `None`
+    /// for a card with a stored row or a vocabulary word of its own, a database that cannot
+    /// score any word, or a card one of whose words is no card (`hot dgo`: then it is unknown
+    /// as a whole).
+    pub fn scored_as(&self, card: &str) -> Result<Option<Vec<String>>> {
+        if self.is_stored(card)? || !self.any_word()? || self.typed_id(card)?.is_some() {
             return Ok(None);
         }
         let lexicon = &self.lexicon;
-        let parts: Vec<String> = card
+        let words: Vec<&str> = card
             .split(' ')
             .filter(|w| !w.is_empty() && !crate::legality::Lexicon::is_stopword(lexicon, w))
-            .map(str::to_string)
             .collect();
-        if parts.is_empty() {
+        if words.is_empty() {
             return Ok(None);
         }
-        for w in &parts {
-            if !self.is_stored(w)? && self.typed_id(w)?.is_none() {
+        let mut parts = Vec::with_capacity(words.len());
+        for w in words {
+            let folded = text::fold_accents(w);
+            if self.is_one_card(w)? {
+                parts.push(w.to_string());
+            } else if folded != w && self.is_one_card(&folded)? {
+                parts.push(folded);
+            } else {
                 return Ok(None);
             }
         }
         Ok(Some(parts))
+    }
+
+    /// Whether the one word `word` is a card by itself: a stored row or a vocabulary word.
+    fn is_one_card(&self, word: &str) -> Result<bool> {
+        Ok(self.is_stored(word)? || self.typed_id(word)?.is_some())
     }
 
     /// Whether `word` is a card word with a stored row.
@@ -274,14 +287,13 @@ impl<'s> StoreKnowledge<'s> {
 
     /// Whether `word` can be a card of the relatedness strategies: a card word with a stored
     /// row, or, when the database keeps the clue words' vectors, any word of the vocabulary (a
-    /// clue word or one of its forms) and any card of several such words
-    /// ([`StoreKnowledge::phrase_parts`]).
+    /// clue word or one of its forms), any card of several such words, and such a word typed
+    /// with accents ([`StoreKnowledge::scored_as`]).
     pub fn is_card(&self, word: &str) -> Result<bool> {
         if self.is_stored(word)? {
             return Ok(true);
         }
-        Ok(self.any_word()?
-            && (self.typed_id(word)?.is_some() || self.phrase_parts(word)?.is_some()))
+        Ok(self.any_word()? && (self.typed_id(word)?.is_some() || self.scored_as(word)?.is_some()))
     }
 
     /// Whether any vocabulary word can be a card (the database keeps the clue words'
@@ -324,7 +336,7 @@ impl<'s> StoreKnowledge<'s> {
         let Some(c) = self.clue_words()?.id(clue) else {
             return Ok(None);
         };
-        if let Some(parts) = self.phrase_parts(card)? {
+        if let Some(parts) = self.scored_as(card)? {
             return self.phrase_relatedness(card, clue, c, &parts);
         }
         let (Some(t), Some(typed)) = (self.typed_id(card)?, self.typed()?) else {
@@ -359,10 +371,10 @@ impl<'s> StoreKnowledge<'s> {
         Ok(Some((r, raise)))
     }
 
-    /// [`StoreKnowledge::typed_relatedness`] of a card of several words (`parts`, from
-    /// [`StoreKnowledge::phrase_parts`]), `c` the clue's index: the score its row has (their
-    /// rows' mean) and the mean of their cosines; the phrase's own PPMI and meetings are not
-    /// known (0), and a definition's raise is in its words' scores, not its own.
+    /// [`StoreKnowledge::typed_relatedness`] of a card scored by other words (`parts`, from
+    /// [`StoreKnowledge::scored_as`]), `c` the clue's index: the score its row has (their rows'
+    /// mean) and the mean of their cosines; the card's own PPMI and meetings are not known
+    /// (0), and a definition's raise is in its words' scores, not its own.
     fn phrase_relatedness(
         &self,
         card: &str,
@@ -472,7 +484,7 @@ impl Knowledge for StoreKnowledge<'_> {
             {
                 missing.push((i, id, self.clue_words()?.counts[id]));
             } else if stored.is_none()
-                && let Some(parts) = self.phrase_parts(card)?
+                && let Some(parts) = self.scored_as(card)?
             {
                 phrases.push((i, parts));
             } else {
@@ -481,7 +493,7 @@ impl Knowledge for StoreKnowledge<'_> {
             out.push(stored);
         }
         if !phrases.is_empty() {
-            // Their words are one-word cards: no phrase among them, so this is one level deep.
+            // Their words are one-word cards, each its own row: this goes one level deep.
             let words: Vec<String> = phrases.iter().flat_map(|(_, p)| p.clone()).collect();
             let rows = self.relatedness_all(&words)?;
             let mut rows = rows.into_iter();
@@ -548,8 +560,9 @@ pub struct Explained {
     /// ([`crate::typed`]): its PPMI is not kept (0), and its co-occurrences only with the clue
     /// words it meets most (0 past them).
     pub typed: bool,
-    /// For a card of several words no list named, the words whose rows' mean is its row
-    /// ([`StoreKnowledge::phrase_parts`]); empty otherwise.
+    /// For a card no list named that is scored by other words (several words, or a word
+    /// typed with accents), the words whose rows' mean is its row
+    /// ([`StoreKnowledge::scored_as`]); empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<String>,
 }
@@ -594,7 +607,7 @@ pub fn explain(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Vec<E
                     .with_context(table("relatedness_evidence"))?,
                 typed,
                 parts: match typed {
-                    true => k.phrase_parts(t)?.unwrap_or_default(),
+                    true => k.scored_as(t)?.unwrap_or_default(),
                     false => Vec::new(),
                 },
             })

@@ -60,7 +60,9 @@ async function showEvidence(target, clue, terms) {
     const items = ex.terms.map(({ term, evidence: e, relatedness: r, meeting: m,
       definition_raise: raised, parts: words }) => {
       const parts = [];
-      if (r && words) {
+      if (r && words && words.length === 1) {
+        parts.push(`relatedness ${r.score.toFixed(2)} (as “${words[0]}”: no list names “${term}”)`);
+      } else if (r && words) {
         parts.push(`relatedness ${r.score.toFixed(2)} (the mean of the scores of ` +
           `${words.map((w) => `“${w}”`).join(' and ')}: no list names “${term}”)`);
       } else if (r) {

@@ -558,7 +558,7 @@ pub fn read_meta_of_any_version(path: &Path) -> Result<Vec<(String, String)>> {
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     })();
-    rows.map_err(|e| unreadable(e, path))
+    rows.map_err(|e| unreadable(e.context("reading table meta"), path))
 }
 
 /// Whether the file at `path` is an SQLite database in WAL mode (its header's read and write

@@ -121,6 +121,43 @@ impl<'a> Analysis<'a> {
     }
 }
 
+/// `w` with the accents of Latin letters taken off (`café` → `cafe`, `crème brûlée` → `creme
+/// brulee`, `straße` → `strasse`); every other character as it is. The English vocabulary
+/// holds words of the letters a to z only, so a card typed with its accents is found as the
+/// word the text writes without them; a language whose words keep their accents keeps them
+/// (callers fold only what is not a word as typed).
+pub fn fold_accents(w: &str) -> String {
+    let mut out = String::with_capacity(w.len());
+    for c in w.chars() {
+        let plain = match c {
+            'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => "a",
+            'æ' => "ae",
+            'ç' | 'ć' | 'č' => "c",
+            'ď' | 'đ' => "d",
+            'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ė' | 'ę' | 'ě' => "e",
+            'ğ' => "g",
+            'ì' | 'í' | 'î' | 'ï' | 'ī' | 'į' | 'ı' => "i",
+            'ł' | 'ľ' => "l",
+            'ñ' | 'ń' | 'ň' => "n",
+            'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => "o",
+            'œ' => "oe",
+            'ř' => "r",
+            'ś' | 'š' | 'ş' | 'ș' => "s",
+            'ß' => "ss",
+            'ť' | 'ţ' | 'ț' => "t",
+            'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' | 'ų' => "u",
+            'ý' | 'ÿ' => "y",
+            'ź' | 'ż' | 'ž' => "z",
+            _ => {
+                out.push(c);
+                continue;
+            }
+        };
+        out.push_str(plain);
+    }
+    out
+}
+
 /// A card word as people write it, in its one normal form: trimmed, lower-case, single
 /// spaces, a hyphen read as a space (`New  York`, `loch-ness`, `G-SPOT` -> `new york`, `loch
 /// ness`, `g spot`), without the quotes around it (`"moon"`, `'queen'`) or characters no one

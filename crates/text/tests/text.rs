@@ -337,3 +337,21 @@ fn card_words_are_read_as_people_write_them() {
         assert_eq!(text::card_word(typed), card, "{typed:?}");
     }
 }
+
+#[test]
+fn accents_are_folded_and_nothing_else() {
+    for (typed, folded) in [
+        ("café", "cafe"),
+        ("crème brûlée", "creme brulee"),
+        ("naïve", "naive"),
+        ("piñata", "pinata"),
+        ("straße", "strasse"),
+        ("œuvre", "oeuvre"),
+        ("łódź", "lodz"),
+        ("apple", "apple"),
+        ("o'clock", "o'clock"),
+        ("東京", "東京"),
+    ] {
+        assert_eq!(text::fold_accents(typed), folded, "{typed:?}");
+    }
+}

@@ -220,6 +220,46 @@ fn a_card_of_several_words_no_list_names_is_scored_as_its_words_mean() {
 }
 
 #[test]
+fn a_word_typed_with_accents_is_the_vocabularys_word_without_them() {
+    // `café` was unknown (closest: cafe), though the text's `cafe` is a clue word.
+    let typed = typed_words(25);
+    let plain = typed
+        .iter()
+        .find(|w| w.contains('e'))
+        .expect("a typed word with an e")
+        .clone();
+    let accented = plain.replacen('e', "é", 1);
+    let others: Vec<&str> = typed
+        .iter()
+        .filter(|w| **w != plain)
+        .take(3)
+        .map(String::as_str)
+        .collect();
+    let v = suggest_json(&[accented.as_str()], &others[..2], others[2]);
+    assert!(warnings(&v).is_empty(), "{v}");
+    assert_eq!(v["targets"], serde_json::json!([accented]), "{v}");
+    // Scored as the plain word, whose own row ranks it first of all clue words: it is the
+    // board word without its accents, so it may not be said, nor a word containing it.
+    let clue = v["clue"].as_str().unwrap_or_else(|| panic!("no clue: {v}"));
+    assert!(!clue.contains(plain.as_str()), "{clue} for {accented}");
+    let e: Value =
+        serde_json::from_str(&query(&["explain", clue, &accented, "--json"]).ok().stdout)
+            .expect("JSON");
+    assert_eq!(e["terms"][0]["parts"], serde_json::json!([plain]), "{e}");
+    // Our guesser refuses it as a clue, as it refuses a board word.
+    let run = query(&[
+        "guess", "--clue", &plain, "--count", "1", "--board", &accented,
+    ])
+    .failed();
+    assert!(
+        run.stderr
+            .contains(&format!("is the card \"{accented}\" on --board")),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn a_word_the_corpus_never_met_is_still_a_warning_naming_close_words() {
     let typed = typed_words(3);
     let v = suggest_json(
