@@ -918,7 +918,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     let cards = deck.card_words()?.len();
     let mut turns_file = JsonLines::create(a.turns.as_deref())?;
     let mut write_turn = |r: &game::TurnRecord| turns_file.write(r);
-    let reports = game::eval(
+    let mut progress = Progress::new();
+    let mut show = |s: &str, g: &str, done: usize, games: usize| progress.show(s, g, done, games);
+    let reports = game::eval_watched(
         a.games,
         a.seed,
         &strategies,
@@ -933,7 +935,10 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             sink: &mut write_turn as &mut game::TurnSink,
             alternatives: a.alternatives,
         }),
-    )?;
+        Some(&mut show as &mut game::Progress),
+    );
+    drop(progress);
+    let reports = reports?;
     turns_file.finish()?;
     if a.json {
         let v = serde_json::json!({
@@ -993,6 +998,46 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// How far a long `eval` is, on one line of a terminal's stderr, rewritten at most once a
+/// second from the second second on (a run of a few seconds shows nothing); nothing where
+/// stderr is no terminal (a file, a pipe, the tests).
+struct Progress {
+    on_terminal: bool,
+    started: std::time::Instant,
+    last: Option<std::time::Instant>,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        Progress {
+            on_terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            started: std::time::Instant::now(),
+            last: None,
+        }
+    }
+
+    fn show(&mut self, strategy: &str, guesser: &str, done: usize, games: usize) {
+        let now = std::time::Instant::now();
+        let due = match self.last {
+            None => now.duration_since(self.started).as_secs() >= 2,
+            Some(t) => now.duration_since(t).as_secs() >= 1,
+        };
+        if self.on_terminal && due {
+            self.last = Some(now);
+            eprint!("\rclue-db: eval: {strategy} with {guesser}: {done} of {games} games\x1b[K");
+        }
+    }
+}
+
+/// The line is cleared when the run ends, or fails: its error is then a line of its own.
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if self.last.is_some() {
+            eprint!("\r\x1b[K");
+        }
+    }
 }
 
 /// An optional file of JSON lines (`eval --turns FILE`): one record a line, errors naming the

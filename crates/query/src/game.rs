@@ -513,7 +513,29 @@ pub fn eval(
     k: &dyn Knowledge,
     lexicon: &dyn Lexicon,
     params: &PlayParams,
+    turns: Option<Turns<'_, '_>>,
+) -> anyhow::Result<Vec<StrategyReport>> {
+    eval_watched(
+        games, seed, strategies, guessers, k, lexicon, params, turns, None,
+    )
+}
+
+/// Told after each game of [`eval_watched`]: the strategy's and the guesser's names, the games
+/// played of this pair and how many it plays (a long run shows its progress).
+pub type Progress<'a> = dyn FnMut(&str, &str, usize, usize) + 'a;
+
+/// [`eval`], telling `progress` after each game.
+#[allow(clippy::too_many_arguments)]
+pub fn eval_watched(
+    games: usize,
+    seed: u64,
+    strategies: &[&dyn Strategy],
+    guessers: &[&dyn Guesser],
+    k: &dyn Knowledge,
+    lexicon: &dyn Lexicon,
+    params: &PlayParams,
     mut turns: Option<Turns<'_, '_>>,
+    mut progress: Option<&mut Progress<'_>>,
 ) -> anyhow::Result<Vec<StrategyReport>> {
     crate::strategy::check_ready(strategies, k)?;
     let mut out = Vec::new();
@@ -541,6 +563,11 @@ pub fn eval(
                     }
                     (turns.sink)(&r)
                 };
+            let mut on_game = |done: usize| {
+                if let Some(p) = progress.as_mut() {
+                    p(s.name(), g.name(), done, games);
+                }
+            };
             out.push(eval_one(
                 games,
                 seed,
@@ -550,6 +577,7 @@ pub fn eval(
                 lexicon,
                 params,
                 &mut on_turn,
+                &mut on_game,
             )?);
         }
     }
@@ -570,6 +598,7 @@ fn eval_one(
     lexicon: &dyn Lexicon,
     params: &PlayParams,
     on_turn: &mut GameTurnObserver<'_>,
+    on_game: &mut dyn FnMut(usize),
 ) -> anyhow::Result<StrategyReport> {
     let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
     for i in 0..games {
@@ -596,6 +625,7 @@ fn eval_one(
         *totals.entry("fallbacks").or_default() += g.fallbacks;
         *totals.entry("correct").or_default() += g.correct;
         *totals.entry("incorrect").or_default() += g.incorrect;
+        on_game(i + 1);
     }
     let t = |key: &str| totals.get(key).copied().unwrap_or(0);
     let ratio = |a: f64, b: usize| if b == 0 { 0.0 } else { a / b as f64 };

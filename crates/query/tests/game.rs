@@ -378,6 +378,29 @@ fn eval_compares_strategies_on_the_same_boards() {
     let a = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params, None).unwrap();
     let b = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params, None).unwrap();
     assert_eq!(a, b, "seeded evaluation is reproducible");
+    // Told after each game, per pair of strategy and guesser, without changing the games.
+    let mut told = Vec::new();
+    let mut progress = |s: &str, g: &str, done: usize, games: usize| {
+        told.push((s.to_string(), g.to_string(), done, games))
+    };
+    let c = query::game::eval_watched(
+        3,
+        7,
+        &[&t, &h],
+        &[&own],
+        &k,
+        &NoLexicon,
+        &params,
+        None,
+        Some(&mut progress as &mut query::game::Progress),
+    )
+    .unwrap();
+    assert_eq!(c, a);
+    let expected: Vec<(String, String, usize, usize)> = ["threshold", "herfindahl"]
+        .iter()
+        .flat_map(|s| (1..=3).map(move |n| (s.to_string(), "own".to_string(), n, 3)))
+        .collect();
+    assert_eq!(told, expected);
     assert_eq!(a.len(), 2);
     assert_eq!(
         (a[0].strategy.as_str(), a[1].strategy.as_str()),
