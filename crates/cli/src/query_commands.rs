@@ -1000,9 +1000,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     Ok(())
 }
 
-/// How far a long `eval` is, on one line of a terminal's stderr, rewritten at most once a
-/// second from the second second on (a run of a few seconds shows nothing); nothing where
-/// stderr is no terminal (a file, a pipe, the tests).
+/// How far a long `eval` is, on one line of a terminal's stderr: first after two seconds (a
+/// short run shows nothing), then at most once a second; nothing where stderr is no terminal
+/// (a file, a pipe, the tests).
 struct Progress {
     on_terminal: bool,
     started: std::time::Instant,
