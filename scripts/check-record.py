@@ -22,6 +22,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEFORE = ["README.md", "db/README.md", "scripts/README.md"]
 NOW = ["README.md", "docs/evaluation.md", "db/README.md", "crates/bench/README.md", "scripts/README.md"]
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# Changed on purpose after the move: the README's JSON API table and its curl example document
+# the API, not a measurement, and were brought up to date with it (2026-11-28, sessions 22 and
+# 23: `/api/guess` answers an object, `/api/new-game` and `/api/board` take `words` and answer
+# `warnings`; the example re-run on the current binary, its numbers a score and a game id).
+CHANGED_ROWS = ("| `/api/guess` |", "| `/api/new-game` |", "| `/api/board` |")
+CHANGED_NUMBERS = {"1.0266544631628873", "1.7582715864020897", "700", "89434"}
 
 
 def git(*args):
@@ -68,10 +74,12 @@ def main():
     base = base_commit()
     old, new = before(base), now()
     new_rows = set(r for t in new.values() for r in rows(t))
-    missing_rows = [(f, r) for f, t in old.items() for r in rows(t) if r not in new_rows]
+    missing_rows = [(f, r) for f, t in old.items() for r in rows(t)
+                    if r not in new_rows and not r.startswith(CHANGED_ROWS)]
     old_numbers = sum((numbers(t) for t in old.values()), collections.Counter())
     new_numbers = sum((numbers(t) for t in new.values()), collections.Counter())
-    missing_numbers = {n: c - new_numbers[n] for n, c in old_numbers.items() if new_numbers[n] < c}
+    missing_numbers = {n: c - new_numbers[n] for n, c in old_numbers.items()
+                       if new_numbers[n] < c and n not in CHANGED_NUMBERS}
     print(f"base {git('rev-parse', '--short', base).strip()}: "
           + ", ".join(f"{f} {len(t.splitlines())} lines" for f, t in old.items()))
     print("now: " + ", ".join(f"{f} {len(t.splitlines())} lines" for f, t in new.items()))
