@@ -337,7 +337,7 @@ impl<'s> StoreKnowledge<'s> {
             return Ok(None);
         };
         if let Some(parts) = self.scored_as(card)? {
-            return self.phrase_relatedness(card, clue, c, &parts);
+            return self.relatedness_by_parts(card, clue, c, &parts);
         }
         let (Some(t), Some(typed)) = (self.typed_id(card)?, self.typed()?) else {
             return Ok(None);
@@ -375,7 +375,7 @@ impl<'s> StoreKnowledge<'s> {
     /// [`StoreKnowledge::scored_as`]), `c` the clue's index: the score its row has (their rows'
     /// mean) and the mean of their cosines; the card's own PPMI and meetings are not known
     /// (0), and a definition's raise is in its words' scores, not its own.
-    fn phrase_relatedness(
+    fn relatedness_by_parts(
         &self,
         card: &str,
         clue: &str,
@@ -466,12 +466,12 @@ impl Knowledge for StoreKnowledge<'_> {
     }
 
     /// The stored rows, then the rows of the words without one computed together, then those
-    /// of the cards of several words from their words' rows.
+    /// of the cards scored by other words ([`StoreKnowledge::scored_as`]) from theirs.
     fn relatedness_all(&self, cards: &[String]) -> Result<Vec<Option<Arc<[f32]>>>> {
         let lock = || self.cache.vectors.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::with_capacity(cards.len());
         let mut missing: Vec<(usize, usize, u64)> = Vec::new();
-        let mut phrases: Vec<(usize, Vec<String>)> = Vec::new();
+        let mut by_parts: Vec<(usize, Vec<String>)> = Vec::new();
         for (i, card) in cards.iter().enumerate() {
             if let Some(v) = lock().get(card) {
                 out.push(v.clone());
@@ -486,18 +486,18 @@ impl Knowledge for StoreKnowledge<'_> {
             } else if stored.is_none()
                 && let Some(parts) = self.scored_as(card)?
             {
-                phrases.push((i, parts));
+                by_parts.push((i, parts));
             } else {
                 lock().insert(card.clone(), stored.clone());
             }
             out.push(stored);
         }
-        if !phrases.is_empty() {
+        if !by_parts.is_empty() {
             // Their words are one-word cards, each its own row: this goes one level deep.
-            let words: Vec<String> = phrases.iter().flat_map(|(_, p)| p.clone()).collect();
+            let words: Vec<String> = by_parts.iter().flat_map(|(_, p)| p.clone()).collect();
             let rows = self.relatedness_all(&words)?;
             let mut rows = rows.into_iter();
-            for (i, parts) in &phrases {
+            for (i, parts) in &by_parts {
                 let of_parts: Vec<Option<Arc<[f32]>>> = rows.by_ref().take(parts.len()).collect();
                 let row = mean_row(&of_parts);
                 lock().insert(cards[*i].clone(), row.clone());
