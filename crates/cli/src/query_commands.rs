@@ -1000,42 +1000,54 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     Ok(())
 }
 
-/// How far a long `eval` is, on one line of a terminal's stderr: first after two seconds (a
-/// short run shows nothing), then at most once a second; nothing where stderr is no terminal
-/// (a file, a pipe, the tests).
+/// How far a long `eval` is, as a bar on stderr (indicatif, as `download` shows its files:
+/// nothing where stderr is no terminal, a file, a pipe, the tests): first after two seconds,
+/// so a short run shows nothing, and cleared when the run ends or fails (its error is then a
+/// line of its own).
 struct Progress {
-    on_terminal: bool,
     started: std::time::Instant,
-    last: Option<std::time::Instant>,
+    bar: Option<indicatif::ProgressBar>,
 }
 
 impl Progress {
     fn new() -> Progress {
         Progress {
-            on_terminal: std::io::IsTerminal::is_terminal(&std::io::stderr()),
             started: std::time::Instant::now(),
-            last: None,
+            bar: None,
         }
     }
 
     fn show(&mut self, strategy: &str, guesser: &str, done: usize, games: usize) {
-        let now = std::time::Instant::now();
-        let due = match self.last {
-            None => now.duration_since(self.started).as_secs() >= 2,
-            Some(t) => now.duration_since(t).as_secs() >= 1,
-        };
-        if self.on_terminal && due {
-            self.last = Some(now);
-            eprint!("\rclue-db: eval: {strategy} with {guesser}: {done} of {games} games\x1b[K");
+        if self.bar.is_none() && self.started.elapsed().as_secs() < 2 {
+            return;
+        }
+        let message = crate::out::escape(&format!("{strategy} with {guesser}")).into_owned();
+        match &self.bar {
+            Some(bar) => {
+                bar.set_length(games as u64);
+                bar.set_position(done as u64);
+                bar.set_message(message);
+            }
+            None => {
+                let style = indicatif::ProgressStyle::with_template(
+                    "clue-db: eval: {msg}: {pos} of {len} games",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+                self.bar = Some(
+                    indicatif::ProgressBar::new(games as u64)
+                        .with_style(style)
+                        .with_position(done as u64)
+                        .with_message(message),
+                );
+            }
         }
     }
 }
 
-/// The line is cleared when the run ends, or fails: its error is then a line of its own.
 impl Drop for Progress {
     fn drop(&mut self) {
-        if self.last.is_some() {
-            eprint!("\r\x1b[K");
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
         }
     }
 }
