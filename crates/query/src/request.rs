@@ -99,11 +99,19 @@ impl<T: PartialOrd + std::fmt::Display + Copy> Range<T> {
 /// A card as typed, normalised ([`crate::store_knowledge::normalize_word`]); an empty one (`""`,
 /// spaces) names no card and is refused, naming the list (`terms`, `TERMS`), as a board with an
 /// empty team is: `explain monarch ""` once explained "" and offered the closest two-letter words.
+/// A word with a comma is refused too: it is several cards written as one (`"assassin":
+/// "pirate,shark"` was read as one unknown card, where the command line splits `--assassin`).
 pub fn card_word(raw: &str, list: &str) -> Result<String, crate::answer::BoardError> {
     let w = crate::store_knowledge::normalize_word(raw);
     if w.is_empty() {
         return Err(crate::answer::BoardError(format!(
             "{list} holds an empty word: give each card as a word"
+        )));
+    }
+    if w.contains(',') {
+        return Err(crate::answer::BoardError(format!(
+            "{list} holds {}: a card word has no comma; give each card as a word of its own",
+            crate::shown(raw)
         )));
     }
     Ok(w)
@@ -220,6 +228,19 @@ mod tests {
                 "TERMS holds an empty word: give each card as a word"
             );
         }
+    }
+
+    /// Two cards written as one, as a JSON string (the command line splits its lists at commas
+    /// itself), are refused rather than read as one unknown card.
+    #[test]
+    fn a_card_with_a_comma_is_refused_naming_it() {
+        assert_eq!(
+            card_word("pirate, shark", "assassin")
+                .unwrap_err()
+                .to_string(),
+            "assassin holds \"pirate, shark\": a card word has no comma; give each card as a \
+             word of its own"
+        );
     }
 
     /// The ranges take their ends and refuse what is past them (and a NaN), saying the range.

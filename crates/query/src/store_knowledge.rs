@@ -153,6 +153,10 @@ pub struct KnowledgeCache {
     typed: OnceLock<Option<Arc<TypedCards>>>,
     /// The card words with a stored row, sorted.
     stored: OnceLock<Arc<Vec<String>>>,
+    /// Whether any vocabulary word can be a card ([`StoreKnowledge::any_word`]): asked of every
+    /// word of a pasted list, so read once (four `meta` reads a word made a 100,000-word pack
+    /// of typos take five seconds).
+    any_word: OnceLock<bool>,
 }
 
 impl KnowledgeCache {
@@ -239,6 +243,12 @@ impl<'s> StoreKnowledge<'s> {
         if self.is_stored(card)? || !self.any_word()? || self.typed_id(card)?.is_some() {
             return Ok(None);
         }
+        self.parts(card)
+    }
+
+    /// [`StoreKnowledge::scored_as`] for a card known to be neither stored nor a vocabulary
+    /// word, in a database that can score any word.
+    fn parts(&self, card: &str) -> Result<Option<Vec<String>>> {
         let lexicon = &self.lexicon;
         let words: Vec<&str> = card
             .split(' ')
@@ -250,7 +260,9 @@ impl<'s> StoreKnowledge<'s> {
         let mut parts = Vec::with_capacity(words.len());
         for w in words {
             let folded = text::fold_accents(w);
-            if self.is_one_card(w)? {
+            // The card itself, one word, is no card (the caller asked): only its folded form
+            // is left to try.
+            if w != card && self.is_one_card(w)? {
                 parts.push(w.to_string());
             } else if folded != w && self.is_one_card(&folded)? {
                 parts.push(folded);
@@ -293,17 +305,21 @@ impl<'s> StoreKnowledge<'s> {
         if self.is_stored(word)? {
             return Ok(true);
         }
-        Ok(self.any_word()? && (self.typed_id(word)?.is_some() || self.scored_as(word)?.is_some()))
+        Ok(self.any_word()? && (self.typed_id(word)?.is_some() || self.parts(word)?.is_some()))
     }
 
     /// Whether any vocabulary word can be a card (the database keeps the clue words'
     /// vectors), beside the card words with stored rows.
     pub fn any_word(&self) -> Result<bool> {
-        match self.cache.typed.get() {
-            Some(t) => Ok(t.is_some()),
-            None => Ok(self.store.has_clue_vectors()?
-                && crate::typed::StoredMix::read(self.store)?.is_some()),
+        if let Some(t) = self.cache.typed.get() {
+            return Ok(t.is_some());
         }
+        if let Some(&any) = self.cache.any_word.get() {
+            return Ok(any);
+        }
+        let any =
+            self.store.has_clue_vectors()? && crate::typed::StoredMix::read(self.store)?.is_some();
+        Ok(*self.cache.any_word.get_or_init(|| any))
     }
 
     /// The words an unknown one is compared with, to name the closest: the card words with a

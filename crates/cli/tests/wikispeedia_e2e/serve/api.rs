@@ -678,6 +678,10 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         (json!({"pos": ["apple"], "top": 101}), "from 1 to 100"),
         (json!({"pos": ["apple"], "assassin_margin": -1.0}), "margin"),
         (json!({"pos": ["  "]}), "empty word"),
+        (
+            json!({"pos": ["apple"], "assassin": "opera,film"}),
+            "assassin holds \"opera,film\": a card word has no comma",
+        ),
         (json!({"pos": vec!["apple"; 26]}), "26 words"),
     ] {
         let v = expect_error(&post(&s, "/api/suggest", body.clone()), 400);
