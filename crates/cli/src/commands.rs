@@ -70,8 +70,8 @@ pub struct IngestArgs {
 
 #[derive(Args)]
 pub struct PipelineArgs {
-    /// `all`, `ingest` (with --corpus), or one stage: terms, term_pages, clue_pages, count, chunks,
-    /// pagerank, scores.
+    /// `all`, `ingest` (with --corpus), or one stage, in the order `all` runs them: terms,
+    /// term_pages, clue_pages, count, chunks, pagerank, scores, relatedness, setnet.
     stage: String,
     /// With `all` or `ingest`: build from these corpora instead of updating --db: the offline
     /// ones of the data folder (wikispeedia, enwiki-sample, enwiki-2015-wikiextractor,
@@ -562,6 +562,10 @@ pub fn info(db: &Path) -> Result<()> {
     for (k, v) in &meta {
         writeln!(out, "{k}\t{v}")?;
     }
+    let missing = store.missing_required_tables()?;
+    if !missing.is_empty() {
+        bail!("{}: {}", db.display(), lacks_tables(&missing));
+    }
     // What a board may hold, after the build's own records.
     let k = query::store_knowledge::StoreKnowledge::new(&store);
     let stored = query::Knowledge::card_words(&k)
@@ -588,11 +592,19 @@ pub fn info(db: &Path) -> Result<()> {
 fn lacking(store: &Store, e: anyhow::Error) -> anyhow::Error {
     match store.missing_tables() {
         Ok(missing) if !missing.is_empty() => e.context(format!(
-            "reading the card words: the database lacks {} of the schema's tables ({}): it is \
-             not a finished build; build it with `clue-db pipeline all`",
-            missing.len(),
-            missing.join(", ")
+            "reading the card words: {}",
+            lacks_tables(&missing)
         )),
         _ => e.context("reading the card words"),
     }
+}
+
+/// What a database short of tables is said to lack, and what to do.
+fn lacks_tables(missing: &[String]) -> String {
+    format!(
+        "the database lacks {} of the schema's tables ({}): it is not a finished build; build \
+         it with `clue-db pipeline all`",
+        missing.len(),
+        missing.join(", ")
+    )
 }

@@ -174,8 +174,10 @@ pub struct EvalArgs {
     /// `team`, `avoid`, `clue`, as `../shared/data/human-clues/scenarios-dev.tsv`). Reports how
     /// often our own knowledge and each guesser take exactly the team's cards for the person's
     /// clue, and, for each strategy's clue on the same board, how often each `--guesser`
-    /// reaches every team card and how often its first pick is right.
-    #[arg(long, value_name = "FILE")]
+    /// reaches every team card and how often its first pick is right. The scenarios are the
+    /// boards: the options of games (--games, --seed, --opponent, --words) are refused beside it.
+    #[arg(long, value_name = "FILE",
+          conflicts_with_all = ["games", "seed", "opponent", "words"])]
     scenarios: Option<PathBuf>,
     /// Print the report as JSON: the figures per strategy and guesser (with --scenarios, per
     /// guesser and strategy).
@@ -292,10 +294,8 @@ impl WordsArg {
             eprintln!("clue-db: note: {n}");
         }
         if playable.words.len() < 25 {
-            // A pack pasted as one line of commas is read as one card.
-            let commas = words.iter().any(|w| w.contains(','));
             bail!(
-                "{}: {} of its {} words can be cards of these games, a board needs 25{}",
+                "{}: {} of its {} words can be cards of these games, a board needs 25",
                 self.words
                     .as_deref()
                     .map_or(format!("the default deck, {name}"), |w| format!(
@@ -303,11 +303,6 @@ impl WordsArg {
                     )),
                 playable.words.len(),
                 words.len(),
-                if commas {
-                    " (a list file holds one card a line, and a line of it has commas)"
-                } else {
-                    ""
-                }
             );
         }
         Ok((name, playable.words))
@@ -440,19 +435,61 @@ fn guesser<'k>(spec: &str, k: &'k dyn Knowledge) -> Result<Box<dyn Guesser + 'k>
         return Ok(Box::new(OwnGuesser::new(k)));
     }
     if let Some(path) = spec.strip_prefix("vectors:") {
-        let path = std::path::Path::new(path);
-        let v = WordVectors::load(path)?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let name = name.split('.').next().unwrap_or("vectors").to_string();
-        return Ok(Box::new(VectorGuesser::new(&name, v)));
+        let v = WordVectors::load(std::path::Path::new(path))?;
+        return Ok(Box::new(VectorGuesser::new(&vectors_name(path), v)));
     }
     bail!(
         "--guesser {}: give `own` or `vectors:PATH`",
         query::shown(spec)
     )
+}
+
+/// A vectors guesser's name in reports and turn records: its file's name up to the first dot
+/// (`glove-6B-50d-top100k`).
+fn vectors_name(path: &str) -> String {
+    let name = std::path::Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    name.split('.').next().unwrap_or("vectors").to_string()
+}
+
+/// Each guesser once by name: the report's rows and the turn records' `picks` are keyed by it,
+/// and two guessers of one name (`vectors:a/ok.txt`, `vectors:b/ok.txt`; `own` twice) kept
+/// one's picks only. Checked before any file is read.
+fn distinct_guessers(specs: &[String]) -> Result<()> {
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for spec in specs {
+        let name = match spec.strip_prefix("vectors:") {
+            Some(path) => vectors_name(path),
+            None => spec.clone(),
+        };
+        if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
+            bail!(
+                "--guesser {} and --guesser {} are both named {} in the report and the turn \
+                 records: give each guesser once, a vectors file under a name of its own",
+                query::shown(first),
+                query::shown(spec),
+                query::shown(&name)
+            );
+        }
+        seen.push((name, spec));
+    }
+    Ok(())
+}
+
+/// A guesser that knows none of the deck's words (a vocabulary in upper case, of another
+/// language) never guesses a card: its games would be lost by its file, not by the clues.
+fn knows_a_card(g: &dyn Guesser, spec: &str, words: &[String]) -> Result<()> {
+    if !words.is_empty() && !words.iter().any(|w| g.knows(w)) {
+        bail!(
+            "--guesser {} knows none of the {} card words (its vocabulary is read as written: \
+             lower-case words, as the cards are)",
+            query::shown(spec),
+            words.len()
+        );
+    }
+    Ok(())
 }
 
 /// `--strategy NAME`, parsed here rather than by clap, whose error would echo a long name whole.
@@ -635,13 +672,15 @@ pub fn explain(a: ExplainArgs) -> Result<()> {
             Some(r) if parts.len() == 1 => writeln!(
                 out,
                 "    relatedness {:.3} (computed for a word no list named, as {}: cosine {:.3})",
-                r.score, parts[0], r.cosine
+                r.score,
+                plain(&parts[0]),
+                r.cosine
             )?,
             Some(r) if !parts.is_empty() => writeln!(
                 out,
                 "    relatedness {:.3} (computed for a card no list named: the mean of the scores of {}; their mean cosine {:.3})",
                 r.score,
-                parts.join(" and "),
+                plain(&parts.join(" and ")),
                 r.cosine
             )?,
             Some(r) if typed => writeln!(
@@ -738,6 +777,7 @@ pub fn play(a: PlayArgs) -> Result<()> {
     let k = StoreKnowledge::new(&store);
     let guesser = guesser(&a.guesser, &k)?;
     let (_, words) = a.words.deck(&k, std::slice::from_ref(&strategy))?;
+    knows_a_card(guesser.as_ref(), &a.guesser, &words)?;
     let deck = game::Deck::new(&k, words)?;
     let g = game::play(
         a.seed,
@@ -854,6 +894,7 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     // game: a strategy that cannot run here (setnet without its network) once failed after the
     // others' games, and their results were lost.
     query::strategy::check_ready(&strategies, &k).context("--strategies")?;
+    distinct_guessers(&a.guesser)?;
     let guessers = a
         .guesser
         .iter()
@@ -882,6 +923,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     // vocabulary is never guessed, and a board holding it would judge the vocabulary, not the
     // clues (people know the word).
     let (name, words) = a.words.deck(&k, &kinds)?;
+    for (g, spec) in guessers.iter().zip(&a.guesser) {
+        knows_a_card(*g, spec, &words)?;
+    }
     let (known, unseen): (Vec<String>, Vec<String>) = words
         .iter()
         .cloned()
@@ -1131,7 +1175,13 @@ fn eval_scenarios(
         writeln!(out, "{}", serde_json::to_string(&r)?)?;
         return Ok(());
     }
-    writeln!(out, "{} scenarios from {}", r.scenarios, path.display())?;
+    writeln!(
+        out,
+        "{} scenario{} from {}",
+        r.scenarios,
+        if r.scenarios == 1 { "" } else { "s" },
+        path.display()
+    )?;
     writeln!(out, "the person's clue: who takes exactly the team's cards")?;
     for (g, s) in &r.understands {
         writeln!(out, "  {g:<24} {:>6.3}  ({} of {})", s.rate(), s.hits, s.of)?;

@@ -47,8 +47,7 @@ pub enum Format {
     /// them): the `pages-articles` XML (multistream with its index, or plain) gives the pages,
     /// their text and redirects; the SQL dumps of the same run give the links (`pagelinks` +
     /// `linktarget`) and the disambiguation flags (`page_props`). PATHs: the files, or the run
-    /// folder, read through its `VERIFIED` list. Which input wins for which field:
-    /// [`crate::dump_run`].
+    /// folder, read through its `VERIFIED` list.
     DumpRun,
 }
 

@@ -62,9 +62,16 @@ fn lines(path: &Path) -> Result<Vec<(usize, String)>> {
 pub fn read_terms(path: &Path) -> Result<Vec<String>> {
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for (_, l) in lines(path)? {
+    for (n, l) in lines(path)? {
         // A line of hyphens alone is no card.
         let t = text::card_word(&l);
+        // `ice,cream` was stored as a card no one can type (a board's lists split at commas).
+        if t.contains(',') {
+            bail!(
+                "{}: line {n}: {l:?} holds a comma: one card a line",
+                path.display()
+            );
+        }
         if !t.is_empty() && seen.insert(t.clone()) {
             out.push(t);
         }
@@ -113,6 +120,9 @@ mod tests {
         std::fs::write(&p, "ok\tfine\nbroken line\n").unwrap();
         let e = read_pairs(&p).unwrap_err().to_string();
         assert!(e.contains("line 2"), "{e}");
+        std::fs::write(&t, "apple\nice,cream\n").unwrap();
+        let e = read_terms(&t).unwrap_err().to_string();
+        assert!(e.contains("line 2: \"ice,cream\" holds a comma"), "{e}");
     }
 
     /// Issue 22, item 11: `--terms /dev/zero` read 2.1 GB before it ran out of memory. An

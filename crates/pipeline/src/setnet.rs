@@ -39,22 +39,13 @@ pub fn run(build: &Build, p: &setnet::Params) -> Result<()> {
         rows.push(v.to_vec());
     }
     if cards.len() < setnet::train::MIN_CARDS {
-        // Too few card words for a game: the stage leaves the table empty and says why (the
-        // strategy then names the table and the reason), rather than fail the whole build.
-        build.begin()?;
-        build.replace_setnet_weights(&[])?;
-        build.commit()?;
-        return record(
+        return skip(
             build,
-            "setnet",
-            &[(
-                "skipped",
-                format!(
-                    "{} card words with relatedness, a game needs {}",
-                    cards.len(),
-                    setnet::train::MIN_CARDS
-                ),
-            )],
+            format!(
+                "{} card words with relatedness, a game needs {}",
+                cards.len(),
+                setnet::train::MIN_CARDS
+            ),
         );
     }
     // Steps by the deck's size: a few steps per card word, at most `p.steps` (a test corpus of
@@ -73,6 +64,19 @@ pub fn run(build: &Build, p: &setnet::Params) -> Result<()> {
     let trained = setnet::train(&space.cards, space.dims, p)?;
     let mut tensors = trained.tensors.clone();
     tensors.extend(space.tensors());
+    // A corpus of a few pages gives rows with no spread, whose embedding divides by zero: such
+    // weights were stored, and every board of the strategy then failed on them.
+    if let Some(t) = first_not_finite(&tensors) {
+        return skip(
+            build,
+            format!(
+                "its tensor {:?} is not all finite numbers: the relatedness of {} card words \
+                 and {clues} clue words is too little to train on",
+                t.name,
+                cards.len()
+            ),
+        );
+    }
     let stored: Vec<store::WeightRow> = tensors
         .iter()
         .map(|t| (t.name.clone(), t.shape_text(), t.bytes()))
@@ -125,4 +129,41 @@ pub fn run(build: &Build, p: &setnet::Params) -> Result<()> {
             ("seconds_training", format!("{:.3}", trained.seconds)),
         ],
     )
+}
+
+/// The stage left undone, and why: the table is left empty and the reason recorded
+/// (`setnet.skipped`), which the strategy names, rather than fail the whole build.
+fn skip(build: &Build, why: String) -> Result<()> {
+    build.begin()?;
+    build.replace_setnet_weights(&[])?;
+    build.commit()?;
+    eprintln!("setnet: skipped: {why}");
+    record(build, "setnet", &[("skipped", why)])
+}
+
+/// The first tensor holding a NaN or an infinity, which no board can be answered with.
+fn first_not_finite(tensors: &[setnet::Tensor]) -> Option<&setnet::Tensor> {
+    tensors
+        .iter()
+        .find(|t| t.data.iter().any(|x| !x.is_finite()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tensor_with_a_nan_or_an_infinity_is_found() {
+        let t = |name: &str, data: Vec<f32>| setnet::Tensor::new(name, vec![data.len()], data);
+        let fine = vec![t("a", vec![0.0, -1.5]), t("b", vec![f32::MAX])];
+        assert!(first_not_finite(&fine).is_none());
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let mut ts = fine.clone();
+            ts.push(t("card_vectors", vec![1.0, bad]));
+            assert_eq!(
+                first_not_finite(&ts).map(|t| t.name.as_str()),
+                Some("card_vectors")
+            );
+        }
+    }
 }

@@ -144,16 +144,23 @@ pub const UNKNOWN_CARD: &str = "it is never a target, and as a card to avoid it 
 pub const NO_SAFE_CLUE: &str =
     "no safe clue: every candidate scores at least as high with a card to avoid";
 
+/// Why an answer has no clue when the board has no card to avoid: nothing stood in the way, the
+/// strategy ranked no clue the rules allow (NO_SAFE_CLUE blamed the cards to avoid).
+pub const NO_CLUE_RANKED: &str =
+    "no clue: the strategy ranks no clue the rules allow for the team's words";
+
 /// Why an answer has no clue when none of the team's words can be scored: nothing can be a
 /// target (each such word has its own warning).
 pub const NO_TARGET: &str = "no clue: no word of the team is one the strategy can score as a card";
 
 /// The answer to a board: the checks, the strategy's ranked clues, and a warning for each board
 /// word the strategy cannot score (or [`UnknownWords`] with [`OnUnknown::Refuse`]), then, with
-/// no clue, why ([`NO_SAFE_CLUE`] or [`NO_TARGET`]), so every front end says the same. Errors
-/// that are the board's are a [`BoardError`] or [`UnknownWords`] (the server's 400 and 422).
+/// no clue, why ([`NO_SAFE_CLUE`], [`NO_CLUE_RANKED`] or [`NO_TARGET`]), so every front end
+/// says the same. Errors that are the board's are a [`BoardError`] or [`UnknownWords`] (the
+/// server's 400 and 422).
 pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answer> {
     check_board(req, &opts.names)?;
+    one_card_each(k, &labelled(req, &opts.names))?;
     let board = req.board_words();
     let (unknown, knows_none) = unknown_cards(k, &board, &opts.strategy)?;
     let mut warnings = match opts.on_unknown {
@@ -180,10 +187,14 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
     let mut answer = Answer::new(opts.strategy.name(), ranked);
     answer.warnings = warnings;
     if answer.clue.is_none() {
-        let reason = if can_target_any(k, &req.pos, &unknown, &opts.strategy) {
-            NO_SAFE_CLUE
-        } else {
+        let nothing_to_avoid =
+            req.neg.is_empty() && req.neutral.is_empty() && req.assassin.is_none();
+        let reason = if !can_target_any(k, &req.pos, &unknown, &opts.strategy) {
             NO_TARGET
+        } else if nothing_to_avoid {
+            NO_CLUE_RANKED
+        } else {
+            NO_SAFE_CLUE
         };
         answer.warnings.push(reason.to_string());
     }
@@ -267,6 +278,9 @@ pub fn guess(
         ))
         .into());
     }
+    let cards: Vec<(&str, &'static str)> =
+        board.iter().map(|w| (w.as_str(), names.board)).collect();
+    one_card_each(k, &cards)?;
     // A card cannot be its own clue (the legality rules' first board rule; a word of a
     // multi-word card counts).
     if let Err(crate::legality::Illegal::BoardWord(card)) =
@@ -362,24 +376,56 @@ pub fn check_board(req: &Request, names: &Names) -> Result<(), BoardError> {
         )));
     }
     let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
-    let all = req
-        .pos
+    for (w, list) in labelled(req, names) {
+        if let Some(first) = seen.insert(w, list) {
+            return Err(BoardError(format!(
+                "{} is given twice ({first} and {list}); {}",
+                crate::shown(w),
+                once_why(first, list)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Each card of the board with the name of its list, in the order the lists are given.
+fn labelled<'r>(req: &'r Request, names: &Names) -> Vec<(&'r str, &'static str)> {
+    req.pos
         .iter()
         .map(|w| (w.as_str(), names.pos))
         .chain(req.neg.iter().map(|w| (w.as_str(), names.neg)))
         .chain(req.neutral.iter().map(|w| (w.as_str(), names.neutral)))
-        .chain(req.assassin.as_deref().map(|a| (a, names.assassin)));
-    for (w, list) in all {
-        if let Some(first) = seen.insert(w, list) {
-            let why = if first == list {
-                "a card is on the board once"
-            } else {
-                "a card has one colour"
-            };
+        .chain(req.assassin.as_deref().map(|a| (a, names.assassin)))
+        .collect()
+}
+
+/// Why a card may not be given twice: in one list, or in two.
+fn once_why(first: &str, then: &str) -> &'static str {
+    if first == then {
+        "a card is on the board once"
+    } else {
+        "a card has one colour"
+    }
+}
+
+/// Two cards the database plays as one card are refused as a card given twice is: a word
+/// typed with accents and the same word without (`café`, `cafe`;
+/// [`StoreKnowledge::played_as`]) were two cards of one row, both targets of one clue, or one
+/// card both the opponent's and the assassin.
+fn one_card_each(k: &StoreKnowledge, cards: &[(&str, &'static str)]) -> Result<()> {
+    let mut seen: std::collections::HashMap<String, (&str, &str)> =
+        std::collections::HashMap::new();
+    for &(w, list) in cards {
+        let played = k.played_as(w)?;
+        if let Some((first, first_list)) = seen.insert(played.clone(), (w, list)) {
             return Err(BoardError(format!(
-                "{} is given twice ({first} and {list}); {why}",
-                crate::shown(w)
-            )));
+                "{} and {} are one card, {} ({first_list} and {list}); {}",
+                crate::shown(first),
+                crate::shown(w),
+                crate::shown(&played),
+                once_why(first_list, list)
+            ))
+            .into());
         }
     }
     Ok(())

@@ -41,6 +41,9 @@ pub struct Playable {
     pub uncovered: Vec<(&'static str, Vec<String>)>,
     /// Whether the database knows no word at all.
     pub knows_none: bool,
+    /// Words left out as the same card as an earlier word of the list (`café` after `cafe`:
+    /// [`StoreKnowledge::played_as`]), each with that word.
+    pub same: Vec<(String, String)>,
 }
 
 impl Playable {
@@ -59,6 +62,13 @@ impl Playable {
                 self.unknown.len() - named.len()
             ));
         }
+        out.extend(self.same.iter().map(|(w, first)| {
+            format!(
+                "{} is the same card as {}: left out of the boards of {list}",
+                crate::shown(w),
+                crate::shown(first)
+            )
+        }));
         out
     }
 
@@ -119,12 +129,22 @@ pub fn playable(
         unknown,
         uncovered: Vec::new(),
         knows_none,
+        same: Vec::new(),
     };
     let missing: std::collections::HashSet<&str> = missing.iter().map(String::as_str).collect();
-    let mut left: Vec<&String> = words
-        .iter()
-        .filter(|w| !missing.contains(w.as_str()))
-        .collect();
+    let mut left: Vec<&String> = Vec::new();
+    let mut played: std::collections::HashMap<String, &String> = std::collections::HashMap::new();
+    for w in words.iter().filter(|w| !missing.contains(w.as_str())) {
+        match played.entry(k.played_as(w)?) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                out.same.push((w.clone(), first.get().to_string()))
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(w);
+                left.push(w);
+            }
+        }
+    }
     for strategy in strategies {
         // What the strategy can make a target, of the words the database knows.
         let covers: Box<dyn Fn(&str) -> bool> = match strategy {

@@ -186,6 +186,41 @@ pub struct GameRecord {
 /// after each red turn. Clues given are passed to the strategy as the request's history
 /// (`given`), which the legality rules refuse: a clue the guesser could not follow once would
 /// otherwise come back every turn.
+/// A game's clue for a turn, and what it came from.
+pub struct TurnClue {
+    /// The strategy's best clue, or its fallback's when it had none; `None`: a pass.
+    pub clue: Option<Suggestion>,
+    /// Whether the clue is the fallback's.
+    pub fallback: bool,
+    /// The strategy's other clues, best first (none after a fallback).
+    pub others: Vec<Suggestion>,
+}
+
+/// The clue a game gives for `req`: the strategy's best, or its fallback when it has none (a
+/// game gives a clue rather than pass turn after turn). One rule for `play`, `eval` and the
+/// server's games: the browser's setnet game once passed where `clue-db play` fell back.
+pub fn turn_clue(
+    k: &dyn Knowledge,
+    lexicon: &dyn Lexicon,
+    req: &Request,
+    strategy: &dyn Strategy,
+) -> anyhow::Result<TurnClue> {
+    let mut ranked = crate::answer::ranked(k, lexicon, req, strategy)?.into_iter();
+    if let Some(best) = ranked.next() {
+        return Ok(TurnClue {
+            clue: Some(best),
+            fallback: false,
+            others: ranked.collect(),
+        });
+    }
+    let clue = strategy.fallback(k, req, &crate::answer::legality(req, lexicon))?;
+    Ok(TurnClue {
+        fallback: clue.is_some(),
+        clue,
+        others: Vec::new(),
+    })
+}
+
 pub fn play(
     seed: u64,
     strategy: &dyn Strategy,
@@ -243,18 +278,13 @@ pub fn play_observed(
         req.given = given.clone();
         let board_words = board.unrevealed();
         let before = board.clone();
-        let ranked = crate::answer::ranked(k, lexicon, &req, strategy)
+        let TurnClue {
+            clue,
+            fallback,
+            others,
+        } = turn_clue(k, lexicon, &req, strategy)
             .with_context(|| format!("game {seed}, turn {}", record.turns.len() + 1))?;
-        let mut ranked = ranked.into_iter();
-        let clue = match ranked.next() {
-            Some(c) => Some(c),
-            None => {
-                let c = strategy.fallback(k, &req, &crate::answer::legality(&req, lexicon))?;
-                record.fallbacks += c.is_some() as usize;
-                c
-            }
-        };
-        let others: Vec<Suggestion> = ranked.collect();
+        record.fallbacks += fallback as usize;
         let mut turn = Turn {
             clue,
             revealed: Vec::new(),

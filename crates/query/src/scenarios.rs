@@ -134,6 +134,12 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<Scenario>> {
     if header.is_none() {
         bail!("{}: empty: no header, no scenario", path.display());
     }
+    if out.is_empty() {
+        bail!(
+            "{}: a header and no scenario (one a line: id, team, avoid, clue, tab-separated)",
+            path.display()
+        );
+    }
     Ok(out)
 }
 
@@ -373,6 +379,10 @@ mod tests {
         assert!(e.contains("line 2"), "{e}");
         std::fs::write(&path, "").unwrap();
         assert!(read(&path).is_err());
+        // A header alone was 0 scenarios, reported as a result.
+        std::fs::write(&path, "id\tteam\tavoid\tclue\n\n").unwrap();
+        let e = format!("{:#}", read(&path).unwrap_err());
+        assert!(e.contains("bad.tsv: a header and no scenario"), "{e}");
     }
 
     /// Issue 46, item 9: one line of 8,000 team words from the 400 (53 KB, under the line cap)

@@ -273,6 +273,20 @@ impl<'s> StoreKnowledge<'s> {
         Ok(Some(parts))
     }
 
+    /// The card `card` is played as: a word typed with accents that the database scores as the
+    /// word without them, that word (`café` → `cafe`, `crème brûlée` → `creme brulee`); any
+    /// other card, itself. Two cards played as one are one card on a board. A database whose
+    /// words keep their accents (`schön` a card of its own) plays `schön` and `schon` apart.
+    pub fn played_as(&self, card: &str) -> Result<String> {
+        if text::fold_accents(card) == card {
+            return Ok(card.to_string());
+        }
+        Ok(match self.scored_as(card)? {
+            Some(parts) => parts.join(" "),
+            None => card.to_string(),
+        })
+    }
+
     /// Whether the one word `word` is a card by itself: a stored row or a vocabulary word.
     fn is_one_card(&self, word: &str) -> Result<bool> {
         Ok(self.is_stored(word)? || self.typed_id(word)?.is_some())

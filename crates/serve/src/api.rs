@@ -19,7 +19,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use query::game::{Answer, Role, Suggestion};
+use query::game::{Answer, Role};
 use query::legality::is_word;
 use query::store_knowledge::normalize_word;
 use serde::Deserialize;
@@ -302,11 +302,40 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match Json::<T>::from_request(req, state).await {
-            Ok(Json(v)) => Ok(JsonBody(v)),
-            Err(r) => Err(rejection(r)),
+        let Json(v) = Json::<Value>::from_request(req, state)
+            .await
+            .map_err(rejection)?;
+        // serde reads a struct from an array too (`[["king"], [], …]` was a board), and names
+        // the struct when it cannot (`expected struct SuggestBody`): a body is an object.
+        if !v.is_object() {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "the body is a JSON object of named fields (`{\"pos\": [\"apple\"]}`; `{}` for \
+                 none), not an array, a string, a number or null",
+            ));
         }
+        serde_json::from_value(v).map(JsonBody).map_err(|e| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                query::cut_long_words(&format!("the body: {}", plain_types(&e.to_string()))),
+            )
+        })
     }
+}
+
+/// serde's message with Rust's type names said as a user reads them (`expected usize`, a
+/// `"top": 1.5`; `expected u64`, a `"seed": -1`).
+fn plain_types(message: &str) -> String {
+    [
+        ("expected usize", "expected a whole number of 0 or more"),
+        ("expected u64", "expected a whole number of 0 or more"),
+        ("expected u32", "expected a whole number of 0 or more"),
+        ("expected f64", "expected a number"),
+    ]
+    .iter()
+    .fold(message.to_string(), |m, (rust, plain)| {
+        m.replace(rust, plain)
+    })
 }
 
 fn rejection(r: JsonRejection) -> ApiError {
@@ -343,7 +372,8 @@ async fn not_found() -> ApiError {
 async fn method_not_allowed() -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
-        "method not allowed here (the /api/ endpoints that take a body take POST with JSON)",
+        "method not allowed here (GET for /api/info, /api/terms and /api/game/ID; POST with \
+         JSON for the others)",
     )
 }
 
@@ -803,14 +833,7 @@ fn deal_clue(db: &Db<'_>, game: &mut Game) -> ApiResult<()> {
         top: 1,
         assassin_margin: None,
     };
-    let a = db.suggest(&q).map_err(answer_error)?;
-    let clue = a.clue.map(|clue| Suggestion {
-        clue,
-        count: a.count,
-        targets: a.targets,
-        score: a.score,
-        safety: None,
-    });
+    let clue = db.game_clue(&q).map_err(answer_error)?;
     game.start_turn(clue);
     Ok(())
 }

@@ -141,6 +141,24 @@ pub struct SuggestQuery {
     pub assassin_margin: Option<f64>,
 }
 
+impl SuggestQuery {
+    /// The board as the strategies read it, and the strategy with its `top` and margin.
+    fn request(&self) -> (Request, StrategyKind) {
+        let req = Request {
+            pos: self.pos.clone(),
+            neg: self.neg.clone(),
+            neutral: self.neutral.clone(),
+            assassin: self.assassin.clone(),
+            given: self.given.clone(),
+        };
+        let strategy = self.strategy.with_top(self.top).with_margins(Margins {
+            assassin: self.assassin_margin,
+            ..Margins::default()
+        });
+        (req, strategy)
+    }
+}
+
 /// The database under a path, as it is now: each request runs on one snapshot of the file
 /// (see [`Engine::with_db`]), and a file renamed over the path is taken up by the next request.
 pub struct Engine {
@@ -302,18 +320,17 @@ impl Db<'_> {
     /// the API's names; a board no one can mean is a [`BoardError`], one with words the
     /// database cannot score an [`UnknownWords`].
     pub fn suggest(&self, q: &SuggestQuery) -> Result<Answer> {
-        let req = Request {
-            pos: q.pos.clone(),
-            neg: q.neg.clone(),
-            neutral: q.neutral.clone(),
-            assassin: q.assassin.clone(),
-            given: q.given.clone(),
-        };
-        let strategy = q.strategy.with_top(q.top).with_margins(Margins {
-            assassin: q.assassin_margin,
-            ..Margins::default()
-        });
+        let (req, strategy) = q.request();
         answer::answer(&self.knowledge(), &req, &answer::Options::api(strategy))
+    }
+
+    /// The clue a game gives this turn, as `clue-db play` gives it ([`query::game::turn_clue`]:
+    /// the strategy's best, or its fallback when it has none). A game's board is dealt from
+    /// cards the strategy can score, so it needs none of [`Db::suggest`]'s checks.
+    pub fn game_clue(&self, q: &SuggestQuery) -> Result<Option<query::game::Suggestion>> {
+        let (req, strategy) = q.request();
+        let k = self.knowledge();
+        Ok(query::game::turn_clue(&k, k.lexicon(), &req, &strategy)?.clue)
     }
 
     /// The evidence behind the clue's score with each term, and the set network's view of them

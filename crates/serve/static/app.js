@@ -156,7 +156,8 @@ const play = {
     // original game's cards when the database stored them, else every stored card).
     const words = $('#play-words').value;
     if (words === 'paste') {
-      body.words = $('#own-words').value.split(/[,\n]/).map((w) => w.trim()).filter((w) => w);
+      // Split as assist mode's paste box splits: a spreadsheet's row or column is a list too.
+      body.words = $('#own-words').value.split(/[,;\n\t]+/).map((w) => w.trim()).filter((w) => w);
     } else if (words) {
       body.words = words;
     }
@@ -434,7 +435,8 @@ const assist = {
 
   async generate() {
     try {
-      const b = await api('/api/board', {});
+      // The chosen strategy's cards: a threshold board holds only the words it covers.
+      const b = await api('/api/board', { strategy: $('#assist-strategy').value || undefined });
       this.cards = b.cards.map((c) => ({ word: c.word, role: c.role, revealed: false }));
       this.changed();
     } catch (err) {

@@ -618,6 +618,16 @@ fn unreadable(e: anyhow::Error, path: &Path) -> anyhow::Error {
 }
 
 /// The names of the schema's tables, in its order.
+/// The tables of the schema a database is read without, each looked for before it is read
+/// ([`Store::has_table`]): the word lists, the clue words' vectors and their packed list were
+/// added after databases were built, and the set network is the last stage's.
+pub const OPTIONAL_TABLES: [&str; 4] = [
+    "word_lists",
+    "clue_vectors",
+    "clue_words_packed",
+    crate::SETNET_TABLE,
+];
+
 fn schema_tables() -> impl Iterator<Item = &'static str> {
     crate::SCHEMA_SQL.lines().filter_map(|l| {
         l.trim()
@@ -706,6 +716,16 @@ impl Store<'_> {
                 missing.push(name.to_string());
             }
         }
+        Ok(missing)
+    }
+
+    /// [`Store::missing_tables`] but those a database may lack and still be read (added after
+    /// databases were built, or written by the last stage: [`OPTIONAL_TABLES`]): a file short of
+    /// one of these is no finished build (`info` names them; `explain` failed with "no such
+    /// table: scores").
+    pub fn missing_required_tables(&self) -> Result<Vec<String>> {
+        let mut missing = self.missing_tables()?;
+        missing.retain(|t| !OPTIONAL_TABLES.contains(&t.as_str()));
         Ok(missing)
     }
 

@@ -148,6 +148,9 @@ pub fn fold_accents(w: &str) -> String {
             'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' | 'ų' => "u",
             'ý' | 'ÿ' => "y",
             'ź' | 'ż' | 'ž' => "z",
+            // A combining accent (`cafe` + U+0301, as macOS file names and some keyboards
+            // write `café`): the letter before it stays, plain.
+            '\u{300}'..='\u{36f}' => "",
             _ => {
                 out.push(c);
                 continue;

@@ -209,6 +209,16 @@ fn a_card_of_several_words_no_list_names_is_scored_as_its_words_mean() {
         text.contains(&format!("the mean of the scores of {} and {}", t[0], t[1])),
         "{text}"
     );
+    // A card of thousands of words: its line of words is cut as a long word is, not printed
+    // whole (180 KB in one line).
+    let many = vec![t[0]; 5_000].join(" ");
+    let text = query(&["explain", clue, &many]).ok().stdout;
+    assert!(
+        text.len() < 2_000 && text.contains("characters)"),
+        "{} bytes: {}",
+        text.len(),
+        text.chars().take(500).collect::<String>()
+    );
     // One word the corpus never met makes the whole card unknown, named as typed.
     let unknown = format!("{} qzxqzxword", t[0]);
     let v = suggest_json(&[unknown.as_str(), t[1]], &[t[2]], t[4]);
@@ -256,6 +266,47 @@ fn a_word_typed_with_accents_is_the_vocabularys_word_without_them() {
             .contains(&format!("is the card \"{accented}\" on --board")),
         "{}",
         run.stderr
+    );
+    // Both spellings on one board are one card given twice (they were two cards of one row,
+    // one clue's two targets), and one card of a deck.
+    let run = query(&[
+        "suggest",
+        "--pos",
+        &format!("{plain},{}", others[0]),
+        "--assassin",
+        &accented,
+    ])
+    .failed();
+    assert!(
+        run.stderr.contains(&format!(
+            "\"{plain}\" and \"{accented}\" are one card, \"{plain}\" (--pos and --assassin); \
+             a card has one colour"
+        )),
+        "{}",
+        run.stderr
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let deck = dir.path().join("deck.txt");
+    let mut words: Vec<&str> = typed.iter().map(String::as_str).collect();
+    words.push(&accented);
+    std::fs::write(&deck, words.join("\n")).unwrap();
+    let played = clue_db([
+        "play",
+        "--seed",
+        "1",
+        "--words",
+        utf8(&deck),
+        "--json",
+        "--db",
+        utf8(db()),
+    ])
+    .ok();
+    assert!(
+        played.stderr.contains(&format!(
+            "\"{accented}\" is the same card as \"{plain}\": left out of the boards of"
+        )),
+        "{}",
+        played.stderr
     );
 }
 

@@ -423,6 +423,21 @@ fn meta_records_every_stage() {
         "{}",
         info.stdout
     );
+    // A file short of a table the answers read fails naming it (it passed, and `explain` then
+    // failed with "no such table: scores"); one short of an optional table is read.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_db(dir.path());
+    Connection::open(&copy)
+        .unwrap()
+        .execute_batch("DROP TABLE scores; DROP TABLE IF EXISTS setnet_weights")
+        .unwrap();
+    let run = clue_db(["info", "--db", utf8(&copy)]).failed();
+    assert!(
+        run.stderr
+            .contains("the database lacks 1 of the schema's tables (scores)"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -383,6 +383,34 @@ fn eval_with_an_outside_guesser() {
     ])
     .failed();
     assert!(run.stderr.contains("bad.txt"), "{}", run.stderr);
+    // Two guessers of one name were one row of the report, one key of the records' picks.
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    let twin = other.join("tiny.txt");
+    std::fs::copy(spec.strip_prefix("vectors:").unwrap(), &twin).unwrap();
+    let twin = format!("vectors:{}", crate::common::utf8(&twin));
+    for (a, b) in [("own", "own"), (spec.as_str(), twin.as_str())] {
+        let run = query(&["eval", "--games", "1", "--guesser", a, "--guesser", b]).failed();
+        assert!(
+            run.stderr.contains("are both named") && run.stderr.contains("give each guesser once"),
+            "{}",
+            run.stderr
+        );
+    }
+    // A guesser that knows none of the cards would lose every game by its file.
+    let upper = dir.path().join("upper.txt");
+    std::fs::write(&upper, "2 3\nAPPLE 1 0 0\nMOON 0 1 0\n").unwrap();
+    let upper = format!("vectors:{}", crate::common::utf8(&upper));
+    for cmd in [&["eval", "--games", "1"][..], &["play"]] {
+        let mut args = cmd.to_vec();
+        args.extend(["--guesser", upper.as_str()]);
+        let run = query(&args).failed();
+        assert!(
+            run.stderr.contains("knows none of the") && run.stderr.contains("upper.txt"),
+            "{cmd:?}: {}",
+            run.stderr
+        );
+    }
 }
 
 /// `eval` of 2 games of relatedness, guessed by our own knowledge and the vectors `spec`, each
@@ -757,6 +785,18 @@ fn eval_scenarios_reads_peoples_clues() {
     ])
     .failed();
     assert!(run.stderr.contains("--alternatives"), "{}", run.stderr);
+    // The scenarios are the boards: an option of games was once ignored without a word.
+    for games in [&["--games", "7"][..], &["--words", "duet"], &["--opponent"]] {
+        let mut args = vec!["eval", "--scenarios", crate::common::utf8(&file)];
+        args.extend(games);
+        let run = query(&args).failed();
+        assert!(
+            run.stderr
+                .contains(&format!("cannot be used with '{}", games[0])),
+            "{}",
+            run.stderr
+        );
+    }
     let run = query(&["eval", "--scenarios", "/nonexistent/s.tsv"]).failed();
     assert!(run.stderr.contains("/nonexistent/s.tsv"), "{}", run.stderr);
 }

@@ -219,6 +219,39 @@ fn suggest_answers_what_the_cli_prints_with_warnings_after() {
 /// can mean is refused by both with one message in each one's names; a word the database does
 /// not know is a warning on the command line and a 422 from the server, naming the same closest
 /// words.
+/// A game's clue is the same rule in the browser and in `clue-db play` (the strategy's best,
+/// or its fallback): the server's setnet games passed turns that `play` clued.
+#[test]
+fn a_games_first_clue_is_the_one_play_gives() {
+    let s = Served::start(db());
+    for (strategy, seeds) in [("relatedness", 21..24), ("setnet", 24..30)] {
+        for seed in seeds {
+            let g = expect(
+                &post(
+                    &s,
+                    "/api/new-game",
+                    json!({"seed": seed, "strategy": strategy}),
+                ),
+                200,
+            );
+            let played = crate::query::query(&[
+                "play",
+                "--seed",
+                &seed.to_string(),
+                "--strategy",
+                strategy,
+                "--json",
+            ])
+            .ok()
+            .json();
+            let cli = &played["turns"][0]["clue"];
+            assert!(!cli.is_null(), "{strategy} {seed}: {played}");
+            assert_eq!(g["clue"]["clue"], cli["clue"], "{strategy} {seed}: {g}");
+            assert_eq!(g["clue"]["count"], cli["count"], "{strategy} {seed}: {g}");
+        }
+    }
+}
+
 #[test]
 fn one_board_through_the_cli_and_the_server_gets_the_same_answer() {
     let mut s = Served::start(db());
@@ -637,6 +670,27 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         422,
     );
     expect_error(&raw(json_ct, b"[1, 2]"), 422);
+    // An array was read as the body's fields in order (a board, 200), and messages named the
+    // Rust types (`struct SuggestBody`, `usize`).
+    for (body, said) in [
+        (
+            &br#"[["king"], [], [], null, [], null, 1, null]"#[..],
+            "a JSON object",
+        ),
+        (b"null", "a JSON object"),
+        (
+            br#"{"pos": ["apple"], "top": 1.5}"#,
+            "a whole number of 0 or more",
+        ),
+    ] {
+        let v = expect_error(&raw(json_ct, body), 422);
+        let e = v["error"].as_str().unwrap();
+        assert!(
+            e.contains(said) && !e.contains("usize") && !e.contains("Body"),
+            "{}: {e}",
+            String::from_utf8_lossy(body)
+        );
+    }
     // Oversized body: refused by its length, whatever it holds.
     let big = format!(
         r#"{{"pos": ["apple"], "neg": [{}]}}"#,
