@@ -187,10 +187,14 @@ pub struct PipelineArgs {
 
 #[derive(Args)]
 pub struct ReadArgs {
+    /// The source's format.
     #[arg(long, value_enum)]
     format: Format,
+    /// Input files or folders, as `ingest` takes them (a folder stands for the files under it,
+    /// in sorted order).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+    /// The multistream index (`…-multistream-index.txt.bz2`), with `--format multistream`.
     #[arg(long)]
     index: Option<PathBuf>,
 }
@@ -431,6 +435,12 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
     let build = match &a.corpus {
         Some(corpora) => {
             let names: Vec<&str> = corpora.split(',').map(str::trim).collect();
+            if names.iter().any(|n| n.is_empty()) {
+                bail!(
+                    "--corpus {}: a corpus name is empty (names are separated by single commas)",
+                    query::shown(corpora)
+                );
+            }
             // Check every name before the first long ingest.
             let (requests, wikis): (Vec<Request>, Vec<String>) = names
                 .iter()

@@ -261,6 +261,11 @@ impl WordsArg {
             }
             return Ok(found);
         }
+        if list.trim().is_empty() {
+            bail!(
+                "--words is empty: give a list's name (codenames, duet, …) or a file of one card a line"
+            );
+        }
         let file = PathBuf::from(list);
         if !file.exists() {
             let names: Vec<&str> = stored.iter().map(|(n, _)| n.as_str()).collect();

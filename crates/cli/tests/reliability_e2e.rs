@@ -1092,6 +1092,37 @@ fn no_output_path_may_be_an_input() {
     assert!(run.stderr.contains("--terms"), "{}", run.stderr);
     assert_eq!(std::fs::read(&terms).unwrap(), terms_bytes);
     assert!(common::tmp_leftovers(dir.path()).is_empty());
+
+    // A corpus list with an empty name (it suggested `download --wiki  --dir`), and a data
+    // folder without the corpus (it asked whether ../shared was beside the repository, though
+    // --data named another folder).
+    let fresh = dir.path().join("fresh.sqlite");
+    for (corpus, data, said) in [
+        (
+            "enwiki-sample,,wikispeedia",
+            data.as_path(),
+            "a corpus name is empty".to_string(),
+        ),
+        (
+            "wikispeedia",
+            dir.path(),
+            format!("not found in {}", dir.path().display()),
+        ),
+    ] {
+        let run = clue_db([
+            "pipeline",
+            "all",
+            "--corpus",
+            corpus,
+            "--data",
+            utf8(data),
+            "--db",
+            utf8(&fresh),
+        ])
+        .failed();
+        assert!(run.stderr.contains(&said), "{}", run.stderr);
+        assert!(!fresh.exists());
+    }
 }
 
 /// Issue 46, item 2: SIGTERM, Ctrl-C (SIGINT) or SIGHUP ended a build without deleting its

@@ -94,8 +94,10 @@ pub fn request(data: &Path, dumps: &Path, corpus: &str) -> Result<(Request, Stri
     let path = c.path(data);
     if !path.exists() {
         bail!(
-            "{}: corpus {corpus:?} not found (is ../shared beside the repository?)",
-            path.display()
+            "{}: corpus {corpus:?} not found in {} (the data folder, --data: ../shared/data \
+             when ../shared is beside the repository)",
+            path.display(),
+            data.display()
         );
     }
     Ok((Request::files(c.format, vec![path]), "enwiki".to_string()))

@@ -59,7 +59,7 @@ fn check_inputs(build: &Build, name: &str) -> Result<()> {
     for (stages, key, what) in needs {
         if stages.contains(&name) && build.meta(key)?.as_deref() == Some("dropped") {
             anyhow::bail!(
-                "stage {name} reads the {what}, which this database no longer holds: \
+                "it reads the {what}, which this database no longer holds: \
                  `pipeline all` drops it when it finishes; to re-run stages alone, build with \
                  `clue-db pipeline all --corpus … --keep-text --keep-links`"
             );

@@ -545,6 +545,9 @@ fn boards_come_from_the_lists_the_build_stored_wherever_it_runs() {
         "{}",
         run.stderr
     );
+    // An empty one once said "and no file ;".
+    let run = elsewhere(dir.path(), &["eval", "--games", "1", "--words", " "]).failed();
+    assert!(run.stderr.contains("--words is empty"), "{}", run.stderr);
     // threshold scores only the cards with pages of their own: its boards hold only those, and
     // the words it leaves out are named as not covered (not as unknown words).
     let covered: Vec<String> = {
