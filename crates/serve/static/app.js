@@ -164,6 +164,7 @@ const play = {
     this.setStatus('Dealing…');
     try {
       this.game = await api('/api/new-game', body);
+      this.remember();
       $('#seed').value = this.game.seed;
       $('#play-evidence').replaceChildren();
       // The words of the deck left out (unknown, or not the strategy's), as the CLI warns.
@@ -172,6 +173,32 @@ const play = {
       this.render();
     } catch (err) {
       this.setStatus(err.message, true);
+    }
+  },
+
+  // The game this tab deals, by its seed, so that reloading `?seed=N` resumes it: the server
+  // refuses a second game on the board of one being played (it would show the first one's
+  // colours), and the page once showed only that refusal.
+  remember() {
+    try { sessionStorage.setItem(`clue-db.game.${this.game.seed}`, this.game.id); } catch (_) { /* no storage */ }
+  },
+
+  // Resumes this tab's game of `seed` when the server still plays it; false otherwise.
+  async resume(seed) {
+    let id = null;
+    try { id = sessionStorage.getItem(`clue-db.game.${seed}`); } catch (_) { /* no storage */ }
+    if (!id) return false;
+    try {
+      const g = await api(`/api/game/${encodeURIComponent(id)}`);
+      if (g.status !== 'playing' || String(g.seed) !== String(seed)) return false;
+      this.game = g;
+      $('#seed').value = g.seed;
+      $('#play-evidence').replaceChildren();
+      this.setStatus(`Game of seed ${g.seed} resumed. Click the cards you think the clue means.`);
+      this.render();
+      return true;
+    } catch (_) {
+      return false;
     }
   },
 
@@ -490,6 +517,6 @@ gridKeys($('#assist-grid'), 'input.word');
     play.setStatus(`The server did not answer: ${err.message}`, true);
   }
   selectTab(location.hash === '#assist' ? 'assist' : 'play');
-  await play.newGame($('#seed').value);
+  if (!(seed !== null && await play.resume(seed))) await play.newGame($('#seed').value);
   document.body.dataset.ready = 'true';
 }());

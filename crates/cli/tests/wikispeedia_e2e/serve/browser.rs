@@ -165,6 +165,35 @@ fn the_page_plays_a_turn_and_assists_in_headless_chromium() {
     std::fs::create_dir_all(&docs).unwrap();
     std::fs::write(docs.join("serve.png"), &png).unwrap();
 
+    // Reloading `?seed=N` resumes the game being played: the server refuses a second game on
+    // its board, and the page once showed only that refusal.
+    assert_eq!(
+        page.eval("play.game.status"),
+        json!("playing"),
+        "seed {SEED}'s game goes on after its first turn"
+    );
+    let revealed = page.eval("document.querySelectorAll('#play-grid .card.revealed').length");
+    assert_ne!(revealed, json!(0), "the first turn revealed a card");
+    // The old page's mark taken off, so that only the reloaded page's can be waited for.
+    page.eval("document.body.dataset.ready = 'reloading'");
+    page.navigate(&format!("{}?seed={SEED}", served.url));
+    page.wait_for(
+        "document.body.dataset.ready === 'true' && document.querySelectorAll('#play-grid button.card').length === 25",
+        30,
+    );
+    let status = page.eval("document.querySelector('#play-status').textContent");
+    assert!(
+        status
+            .as_str()
+            .unwrap()
+            .contains(&format!("seed {SEED} resumed")),
+        "{status}"
+    );
+    assert_eq!(
+        page.eval("document.querySelectorAll('#play-grid .card.revealed').length"),
+        revealed
+    );
+
     // Phone width: the board fits, with no sideways scrolling.
     page.viewport(390, 844, true);
     page.wait_for("window.innerWidth === 390", 10);
