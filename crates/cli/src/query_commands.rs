@@ -1027,12 +1027,17 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     for r in &reports {
         writeln!(
             out,
-            "{:<12} {:<24} {:>8.3} {:>9.3} {:>10.2} {:>10.2} {:>10.2} {:>9.3} {:>9.3}",
+            "{:<12} {:<24} {:>8.3} {:>9.3} {:>10} {:>10.2} {:>10.2} {:>9.3} {:>9.3}",
             r.strategy,
             r.guesser,
             r.win_rate,
             r.assassin_rate,
-            r.turns_per_win,
+            // No game won: no turns per win (the JSON's 0.0 is "none").
+            if r.win_rate > 0.0 {
+                format!("{:.2}", r.turns_per_win)
+            } else {
+                "-".to_string()
+            },
             r.mean_turns,
             r.mean_clue_number,
             r.net_per_clue,

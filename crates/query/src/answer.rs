@@ -86,6 +86,10 @@ fn names(unknown: &[Unknown]) -> String {
                 "{} (a word the database knows, not covered by {strategy})",
                 crate::shown(&u.word)
             ),
+            // A database that knows no word (ingest alone) has no closest word to name.
+            None if u.closest.is_empty() => {
+                format!("{} (not a word the database knows)", crate::shown(&u.word))
+            }
             None => format!(
                 "{} (not a word the database knows; closest: {})",
                 crate::shown(&u.word),
@@ -510,7 +514,9 @@ pub fn warnings(unknown: &[Unknown], knows_none: bool, what_then: &str) -> Vec<S
                      {what_then}"
                 );
             }
-            let hint = if u.word.chars().count() > crate::SHOWN_CHARS {
+            let hint = if u.word.chars().count() > crate::SHOWN_CHARS
+                || u.closest.is_empty() && !knows_none
+            {
                 String::new()
             } else if knows_none {
                 " (it knows no word: run `clue-db pipeline all`)".to_string()
@@ -599,10 +605,13 @@ mod tests {
             ]
         );
         let aple = unknown_words(&words(&["aple"]), &words(&["apple"])).remove(0);
+        // A database that knows no word: no empty "closest: )".
+        let lone = unknown_words(&words(&["pear"]), &[]).remove(0);
         assert_eq!(
-            UnknownWords(vec![goat, aple]).to_string(),
+            UnknownWords(vec![goat, aple, lone]).to_string(),
             "words that cannot be cards here: \"goat\" (a word the database knows, not \
-             covered by threshold); \"aple\" (not a word the database knows; closest: apple)"
+             covered by threshold); \"aple\" (not a word the database knows; closest: apple); \
+             \"pear\" (not a word the database knows)"
         );
     }
 

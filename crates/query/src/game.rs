@@ -358,7 +358,7 @@ pub struct StrategyReport {
     pub win_rate: f64,
     /// Mean red turns per game.
     pub mean_turns: f64,
-    /// Mean red turns of the games won.
+    /// Mean red turns of the games won; 0 when none was won (the text report prints `-`).
     pub turns_per_win: f64,
     pub assassin_rate: f64,
     /// Mean number said with a clue (over all clues of all games).

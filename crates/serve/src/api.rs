@@ -756,10 +756,14 @@ fn board_of(
         Ok(Ok(dealt)) => Ok(dealt),
         Ok(Err(left_out)) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            format!(
-                "fewer than 25 of the words can be cards, a board needs 25: {}",
-                left_out.join("; ")
-            ),
+            if left_out.is_empty() {
+                "fewer than 25 words can be cards, a board needs 25".to_string()
+            } else {
+                format!(
+                    "fewer than 25 of the words can be cards, a board needs 25: {}",
+                    left_out.join("; ")
+                )
+            },
         )),
         Err(e) => Err(ApiError::internal(e)),
     }

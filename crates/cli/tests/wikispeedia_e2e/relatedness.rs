@@ -369,6 +369,25 @@ fn eval_with_an_outside_guesser() {
             assert!(correct + incorrect <= 2 * 3, "{r}");
         }
     }
+    // It never wins: its turns per win are none, `-` in the text (0.000 read as a figure).
+    let text = query(&[
+        "eval",
+        "--games",
+        "2",
+        "--strategies",
+        "relatedness",
+        "--guesser",
+        &spec,
+    ])
+    .ok()
+    .stdout;
+    let row: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("relatedness"))
+        .unwrap_or_else(|| panic!("{text}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!((row[1], row[2], row[4]), ("tiny", "0.000", "-"), "{text}");
     // A bad spec or a bad file is an error naming it.
     let run = query(&["eval", "--games", "1", "--guesser", "glove"]).failed();
     assert!(run.stderr.contains("vectors:PATH"), "{}", run.stderr);
