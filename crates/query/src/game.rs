@@ -179,13 +179,6 @@ pub struct GameRecord {
     pub incorrect: usize,
 }
 
-/// Plays one seeded game on a board drawn from the knowledge's card words: the strategy gives
-/// clues, the guesser takes up to the clue's number of cards and stops at the first wrong one.
-/// Red loses at once on the assassin, wins when its 9 cards are revealed, loses when blue's 8
-/// are (or after `max_turns`). With `opponent`, blue reveals one of its own cards (seeded choice)
-/// after each red turn. Clues given are passed to the strategy as the request's history
-/// (`given`), which the legality rules refuse: a clue the guesser could not follow once would
-/// otherwise come back every turn.
 /// A game's clue for a turn, and what it came from.
 pub struct TurnClue {
     /// The strategy's best clue, or its fallback's when it had none; `None`: a pass.
@@ -221,6 +214,13 @@ pub fn turn_clue(
     })
 }
 
+/// Plays one seeded game on a board drawn from the knowledge's card words: the strategy gives
+/// clues, the guesser takes up to the clue's number of cards and stops at the first wrong one.
+/// Red loses at once on the assassin, wins when its 9 cards are revealed, loses when blue's 8
+/// are (or after `max_turns`). With `opponent`, blue reveals one of its own cards (seeded choice)
+/// after each red turn. Clues given are passed to the strategy as the request's history
+/// (`given`), which the legality rules refuse: a clue the guesser could not follow once would
+/// otherwise come back every turn.
 pub fn play(
     seed: u64,
     strategy: &dyn Strategy,
