@@ -1164,6 +1164,22 @@ fn eval_scenarios(
 ) -> Result<()> {
     let mut out = crate::out::stdout();
     let scenarios = query::scenarios::read(path)?;
+    // People's clues are scored as written, a rule broken or not: said, not silently kept.
+    let broken: Vec<String> = scenarios
+        .iter()
+        .filter_map(|s| {
+            s.rule_broken()
+                .map(|why| format!("{} {} ({why})", s.id, query::shown(&s.clue)))
+        })
+        .collect();
+    if !broken.is_empty() {
+        eprintln!(
+            "clue-db: note: {} of the people's clues break a rule the spymasters keep, and are \
+             scored as written: {}",
+            broken.len(),
+            broken.join(", ")
+        );
+    }
     let own = OwnGuesser::new(k);
     let mut understanding: Vec<&dyn Guesser> = vec![&own];
     understanding.extend(guessers.iter().filter(|g| g.name() != "own"));

@@ -30,6 +30,23 @@ pub struct Scenario {
     pub clue: String,
 }
 
+impl Scenario {
+    /// Why the person's clue breaks a rule the spymasters keep, if it does: more than one
+    /// word of letters (`credit suisse`, `deadmau5`), or a card of the board (people's own
+    /// data holds both). Such a scenario is scored as written, and named in a note.
+    pub fn rule_broken(&self) -> Option<&'static str> {
+        if !crate::legality::is_word(&self.clue) {
+            return Some("not one word of letters");
+        }
+        let board: Vec<&String> = self.team.iter().chain(&self.avoid).collect();
+        match crate::legality::Legality::new(&board, &crate::legality::NoLexicon).check(&self.clue)
+        {
+            Err(crate::legality::Illegal::BoardWord(_)) => Some("a card of the board"),
+            _ => None,
+        }
+    }
+}
+
 /// The longest line read: a scenario is a few words, so a longer line is not one.
 const MAX_LINE_BYTES: usize = 64 << 10;
 
@@ -379,6 +396,25 @@ mod tests {
         assert!(e.contains("line 2"), "{e}");
         std::fs::write(&path, "").unwrap();
         assert!(read(&path).is_err());
+        // A person's clue that breaks a rule is read, and says which.
+        std::fs::write(
+            &path,
+            "id\tteam\tavoid\tclue\na\tdog,cat\tsea\tpets\nb\tdog\tcat\tice cream\nc\tdog\tcat\tdog\n",
+        )
+        .unwrap();
+        let broken: Vec<Option<&str>> = read(&path)
+            .unwrap()
+            .iter()
+            .map(Scenario::rule_broken)
+            .collect();
+        assert_eq!(
+            broken,
+            [
+                None,
+                Some("not one word of letters"),
+                Some("a card of the board")
+            ]
+        );
         // A header alone was 0 scenarios, reported as a result.
         std::fs::write(&path, "id\tteam\tavoid\tclue\n\n").unwrap();
         let e = format!("{:#}", read(&path).unwrap_err());
