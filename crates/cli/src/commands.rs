@@ -128,8 +128,9 @@ pub struct PipelineArgs {
     #[arg(long)]
     flat_window: bool,
     /// relatedness: occurrences a word needs to be a clue word [default: 5.11 per million
-    /// content tokens of the corpus, rounded, at least 200 (200 for the offline corpus); the
-    /// value used is in `meta`, relatedness.min_count].
+    /// content tokens of the corpus, rounded, at least 200 (277 for the four offline corpora of
+    /// `make pipeline`, 200 for Wikispeedia alone); the value used is in `meta`,
+    /// relatedness.min_count].
     #[arg(long)]
     min_count: Option<u64>,
     /// relatedness: the largest share of all pages a clue word may occur on.

@@ -55,7 +55,8 @@ pub struct SuggestArgs {
     top: usize,
     #[command(flatten)]
     margin: MarginArg,
-    /// Print the JSON answer: {"clue", "count", "targets", "score", "strategy", "alternatives"}.
+    /// Print the JSON answer: {"clue", "count", "targets", "score", "strategy", "alternatives",
+    /// "warnings"}.
     #[arg(long)]
     json: bool,
     /// The database.
@@ -299,8 +300,24 @@ impl WordsArg {
             eprintln!("clue-db: note: {n}");
         }
         if playable.words.len() < 25 {
+            // A pack of everyday words fails with eval's default strategies only because
+            // threshold and herfindahl cover the words with pages of their own: say so.
+            let known = words.len() - playable.unknown.len() - playable.same.len();
+            let narrowing: Vec<&str> = playable.uncovered.iter().map(|(s, _)| *s).collect();
+            let hint = if known >= 25 && !narrowing.is_empty() {
+                let who = match narrowing.as_slice() {
+                    [one] => format!("the {one} strategy covers"),
+                    many => format!("the {} strategies cover", many.join(" and ")),
+                };
+                format!(
+                    "; {who} fewer of them (the note above): --strategies relatedness plays the \
+                     {known} the database knows"
+                )
+            } else {
+                String::new()
+            };
             bail!(
-                "{}: {} of its {} words can be cards of these games, a board needs 25",
+                "{}: {} of its {} words can be cards of these games, a board needs 25{hint}",
                 self.words
                     .as_deref()
                     .map_or(format!("the default deck, {name}"), |w| format!(
@@ -800,8 +817,17 @@ pub fn play(a: PlayArgs) -> Result<()> {
         return Ok(());
     }
     writeln!(out, "game seed {} ({}), red plays:", g.seed, g.strategy)?;
+    // One column for the roles, as wide as the board's longest word (`swimming pool`).
+    let width = g
+        .board
+        .cards
+        .iter()
+        .map(|c| c.word.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(12);
     for c in &g.board.cards {
-        writeln!(out, "  {:<12} {:?}", c.word, c.role)?;
+        writeln!(out, "  {:<width$} {:?}", c.word, c.role)?;
     }
     for (i, t) in g.turns.iter().enumerate() {
         match &t.clue {

@@ -35,9 +35,10 @@ pub struct Options {
     pub user_agent: String,
     /// Failures in a row (without progress) before giving up on a URL.
     pub max_attempts: u32,
-    /// Refused connections in a row before giving up, within `max_attempts`: nothing listens
-    /// at the mirror's address (a closed port, a mistyped `--mirror`), which minutes of waits
-    /// will not change; one more attempt lets a mirror that is restarting answer.
+    /// Refused connections (or host names that do not resolve) in a row before giving up,
+    /// within `max_attempts`: nothing listens at the mirror's address (a closed port, a
+    /// mistyped `--mirror`, no network), which minutes of waits will not change; one more
+    /// attempt lets a mirror that is restarting answer.
     pub max_refused: u32,
     /// Wait after the first failure; doubled after each further one, up to `max_backoff`.
     pub backoff: Duration,
@@ -110,8 +111,13 @@ pub(crate) enum Failure {
         retry_after: Option<u64>,
         progressed: bool,
     },
-    /// The connection was refused: nothing listens at the address.
-    Refused(String),
+    /// No server can be reached at the address, which waiting will not change: the
+    /// connection was refused (nothing listens there), or the host's name does not resolve
+    /// (no network: the backoff's eight attempts took four minutes to say so). `hint` says why.
+    Refused {
+        message: String,
+        hint: &'static str,
+    },
     Fatal(Error),
 }
 
@@ -138,7 +144,8 @@ pub(crate) struct Http {
 /// What [`Http::fetch_file`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Fetched {
-    /// Bytes that were already in `NAME.part` when it started.
+    /// Bytes that were already in `NAME.part` when it started and are kept (0 when it had
+    /// to start over).
     pub resumed_from: u64,
     /// Bytes received over the network.
     pub received: u64,
@@ -200,16 +207,13 @@ impl Http {
             let (message, retry_after) = match attempt() {
                 Ok(v) => return Ok(v),
                 Err(Failure::Fatal(e)) => return Err(e),
-                Err(Failure::Refused(message)) => {
+                Err(Failure::Refused { message, hint }) => {
                     refused += 1;
                     if refused >= self.options.max_refused {
                         return Err(Error::GaveUp {
                             url: url.to_string(),
                             attempts: failures + 1,
-                            message: format!(
-                                "{message}: connection refused, nothing listens there; is \
-                                 --mirror right, and the mirror up?"
-                            ),
+                            message: format!("{message}: {hint}"),
                         });
                     }
                     (message, None)
@@ -273,7 +277,17 @@ impl Http {
                     message: describe(&e),
                 })
             } else if is_refused(&e) {
-                Failure::Refused(describe(&e))
+                Failure::Refused {
+                    message: describe(&e),
+                    hint: "connection refused, nothing listens there; is --mirror right, and \
+                           the mirror up?",
+                }
+            } else if is_unresolved(&e) {
+                Failure::Refused {
+                    message: describe(&e),
+                    hint: "the host's name does not resolve; is this machine online, and \
+                           --mirror right?",
+                }
             } else {
                 retry(describe(&e))
             }
@@ -355,8 +369,7 @@ impl Http {
         let name = file_name(dest);
         let part_path = with_suffix(dest, ".part");
         let mut part = Part::open(&part_path, &name, size, observer)?;
-        let resumed_from = part.len;
-        let activity = if resumed_from > 0 {
+        let activity = if part.len > 0 {
             Activity::Resume
         } else {
             Activity::Download
@@ -369,7 +382,7 @@ impl Http {
                 self.attempt(url, &mut part, size, deadline, observer)
             })?;
         }
-        let received = part.received;
+        let (received, resumed_from) = (part.received, part.kept);
         part.finish(dest, sha1, observer)?;
         Ok(Fetched {
             resumed_from,
@@ -552,6 +565,9 @@ struct Part {
     len: u64,
     /// Bytes written by this process (received over the network).
     received: u64,
+    /// Bytes of an earlier run still at the start of the file: 0 once it starts over (a
+    /// server that ignored `Range` was reported as "resumed at" what it sent again).
+    kept: u64,
 }
 
 impl Part {
@@ -573,6 +589,7 @@ impl Part {
             hasher: Sha1::new(),
             len: 0,
             received: 0,
+            kept: 0,
         };
         if size.is_some_and(|s| len > s) {
             observer.note(&format!(
@@ -584,6 +601,7 @@ impl Part {
             observer.file_start(name, Activity::Hash, Some(len), 0);
             part.hasher = hash_reader(&mut part.file, path, observer)?;
             part.len = len;
+            part.kept = len;
             observer.file_end(name);
         }
         part.file
@@ -609,6 +627,7 @@ impl Part {
             .map_err(|e| Error::io(&self.path, e))?;
         self.hasher = Sha1::new();
         self.len = 0;
+        self.kept = 0;
         Ok(())
     }
 
@@ -726,6 +745,20 @@ fn is_refused(e: &(dyn std::error::Error + 'static)) -> bool {
         if c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::ConnectionRefused)
         {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// Whether the request failed resolving the host's name (hyper's connector says `dns error`;
+/// getaddrinfo, "failed to lookup address information").
+fn is_unresolved(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let said = c.to_string();
+        if said.starts_with("dns error") || said.contains("failed to lookup address") {
             return true;
         }
         cause = c.source();

@@ -314,10 +314,11 @@ fn a_server_ignoring_range_is_read_from_the_start() {
         "{:?}",
         log.notes.borrow()
     );
+    // Nothing of the `.part` was kept: not "resumed at 100 bytes".
     assert_eq!(
         report(&d, page).how,
         How::Downloaded {
-            resumed_from: 100,
+            resumed_from: 0,
             received: whole.len() as u64
         }
     );
@@ -494,6 +495,27 @@ fn a_refused_connection_is_given_up_after_one_more_attempt() {
     let message = err.to_string();
     assert!(message.contains("connection refused"), "{message}");
     assert!(message.contains("--mirror"), "{message}");
+    assert_eq!(log.retries.borrow().len(), 1, "one retry");
+}
+
+/// Offline, `download --wiki simplewiki` took 4 min 6 s to fail: a name that does not resolve
+/// was retried as a passing failure. It is given up as a refused connection is (`.invalid`
+/// never resolves, RFC 6761), naming the likely cause.
+#[test]
+fn a_host_that_does_not_resolve_is_given_up_after_one_more_attempt() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Log::default();
+    let req = Request {
+        wiki: WIKI.to_string(),
+        date: done(),
+        dir: dir.path().to_path_buf(),
+        mirror: "http://clue-db-mirror.invalid".to_string(),
+    };
+    let err = download::download(&req, &options(), &log).unwrap_err();
+    assert!(matches!(err, Error::GaveUp { attempts: 2, .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("does not resolve"), "{message}");
+    assert!(message.contains("online"), "{message}");
     assert_eq!(log.retries.borrow().len(), 1, "one retry");
 }
 

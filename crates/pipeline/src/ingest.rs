@@ -625,6 +625,14 @@ fn ingest_dump_run(build: &Build, req: &Request, progress: &Progress) -> Result<
 /// Runs the ingest stage into `build` (which should be new: ingest starts the store).
 pub fn run(build: &Build, req: &Request) -> Result<Report> {
     let start = Instant::now();
+    // A corpus added to others records its own pages and links (a text-only corpus recorded
+    // Wikispeedia's 119,882 links as its own); the first records the database's (an API ingest
+    // resumed goes on counting).
+    let before = if req.meta_stage == "ingest" {
+        [0; 5]
+    } else {
+        build.ingest_counts()?
+    };
     let progress = Progress::default();
     let total = total_size(&req.paths);
     let first = req.paths.first().context("no input path given")?;
@@ -670,7 +678,7 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
         Format::Api => {
             // The database is the resume state: what it holds is not fetched again.
             let held = build.reader().stored_page_ids(&req.page_ids)?;
-            let [before, ..] = build.ingest_counts()?;
+            let [held_pages, ..] = build.ingest_counts()?;
             if let Err(e) = store_pages(build, api_pages(req, &held)?, &progress, 0) {
                 if !req.keep_partial {
                     return Err(e);
@@ -678,14 +686,18 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
                 // Keep what this run stored, with links and meta, and say so.
                 build.commit_if_open()?;
                 build.set_meta("ingest.partial", "true")?;
-                let report = finish_ingest(build, req, &progress, start)?;
-                let pages = report.pages - before;
+                let report = finish_ingest(build, req, &progress, start, before)?;
+                let pages = report.pages - held_pages;
                 return Err(e.context(PartialIngest { pages }));
             }
             build.set_meta("ingest.partial", "false")?;
         }
     }
-    refuse_empty(build, req, finish_ingest(build, req, &progress, start)?)
+    refuse_empty(
+        build,
+        req,
+        finish_ingest(build, req, &progress, start, before)?,
+    )
 }
 
 /// Fails an ingest that found nothing, naming the input, so that an empty file, a file of
@@ -729,12 +741,14 @@ fn refuse_empty(build: &Build, req: &Request, report: Report) -> Result<Report> 
     Ok(report)
 }
 
-/// Resolves the staged links and records the ingest in `meta`.
+/// Resolves the staged links and records the ingest in `meta`: its counts less `before` (what
+/// the corpora before this one stored; the report keeps the database's totals).
 fn finish_ingest(
     build: &Build,
     req: &Request,
     progress: &Progress,
     start: Instant,
+    before: [u64; 5],
 ) -> Result<Report> {
     // An API ingest may be resumed: links to pages not fetched yet wait for them.
     let links = if req.format == Format::Api {
@@ -757,6 +771,7 @@ fn finish_ingest(
         links_via_redirect: links.via_redirect,
     };
     let inputs: Vec<String> = req.paths.iter().map(|p| p.display().to_string()).collect();
+    let added = |i: usize, now: u64| now.saturating_sub(before[i]).to_string();
     record(
         build,
         &req.meta_stage,
@@ -764,15 +779,15 @@ fn finish_ingest(
             ("format", format!("{:?}", req.format).to_lowercase()),
             ("input", inputs.join(" ")),
             ("skip_site_pages", req.skip_site_pages.to_string()),
-            ("pages", pages.to_string()),
-            ("redirects", redirects.to_string()),
-            ("disambiguations", disambiguations.to_string()),
-            ("links", stored_links.to_string()),
+            ("pages", added(0, pages)),
+            ("redirects", added(1, redirects)),
+            ("disambiguations", added(2, disambiguations)),
+            ("links", added(3, stored_links)),
             ("links_staged", links.staged.to_string()),
             ("links_unresolved", links.unresolved.to_string()),
             ("links_via_redirect", links.via_redirect.to_string()),
             ("link_targets_missing", links.missing_targets.to_string()),
-            ("texts", texts.to_string()),
+            ("texts", added(4, texts)),
             ("bytes_read", progress.disk().to_string()),
             ("bytes_decoded", progress.decoded().to_string()),
             ("seconds", format!("{:.3}", start.elapsed().as_secs_f64())),

@@ -18,12 +18,19 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
     let mut lists: Vec<(String, Vec<String>)> = Vec::new();
     let mut read = std::collections::HashSet::new();
+    // English text is counted in the letters a to z, and a board's `café` plays as `cafe`: a
+    // listed `café` stored as itself was a second card beside the typed `cafe`, and a list of
+    // both dealt them as two cards of one board. Another language keeps its accents.
+    let english = crate::language(build)?.is_english();
     for file in &files {
         // The same file named twice (`pipeline/terms.txt,./pipeline/terms.txt`) is one list.
         if !read.insert(file.canonicalize().unwrap_or_else(|_| file.clone())) {
             continue;
         }
-        let listed = inputs::read_terms(file)?;
+        let mut listed = inputs::read_terms(file)?;
+        if english {
+            listed.iter_mut().for_each(|t| *t = text::fold_accents(t));
+        }
         if listed.is_empty() {
             anyhow::bail!("{}: no card word in this file", file.display());
         }

@@ -311,3 +311,39 @@ fn a_file_missing_from_verified_is_not_read() {
     );
     assert!(!flagged(&build).contains(&MARKED[0]));
 }
+
+/// A corpus ingested after another records what it added, not the database's totals: the
+/// default build's text-only corpora each recorded Wikispeedia's 119,882 links as their own.
+#[test]
+fn a_corpus_added_to_another_records_its_own_pages_and_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = Build::create(&dir.path().join("two.sqlite")).unwrap();
+    let xml = shared_data()
+        .join("enwiki-sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2");
+    let first = run(&build, &Request::files(Format::Xml, vec![xml])).unwrap();
+    assert!(first.links > 0, "the XML sample has links");
+    let text = dir.path().join("docs.txt");
+    // Titles of their own: a page of the XML sample by the same title would be a duplicate.
+    let docs = text_of(&extractor_docs(30)).replace("title=\"", "title=\"Other ");
+    std::fs::write(&text, docs).unwrap();
+    let added = Request {
+        id_offset: pipeline::ingest::SOURCE_ID_STRIDE,
+        meta_stage: "ingest.docs".to_string(),
+        ..Request::files(Format::Extractor, vec![text])
+    };
+    let all = run(&build, &added).unwrap();
+    let meta = |k: &str| build.meta(k).unwrap().unwrap_or_else(|| panic!("meta {k}"));
+    assert_eq!(meta("ingest.pages"), first.pages.to_string());
+    assert_eq!(meta("ingest.links"), first.links.to_string());
+    assert_eq!(
+        meta("ingest.docs.links"),
+        "0",
+        "a text-only corpus adds no link"
+    );
+    assert_eq!(meta("ingest.docs.texts"), "30");
+    assert_eq!(
+        meta("ingest.docs.pages"),
+        (all.pages - first.pages).to_string()
+    );
+    assert!(all.pages > first.pages, "the report keeps the totals");
+}

@@ -201,7 +201,8 @@ async fn shutdown() {
 }
 
 /// Opens `url` in the desktop's browser (`xdg-open`, `open` on macOS); an error says why not,
-/// and the caller only warns: the URL is printed anyway.
+/// and the caller only warns: the URL is printed anyway. An opener that runs and fails (no
+/// browser: `xdg-open` exits 3) is said when it exits, as the caller's warning says it.
 pub fn open_browser(url: &str) -> Result<()> {
     let opener = if cfg!(target_os = "macos") {
         "open"
@@ -216,6 +217,16 @@ pub fn open_browser(url: &str) -> Result<()> {
         .spawn()
         .with_context(|| format!("running {opener} {url}"))?;
     // Reaped in the background, so it leaves no zombie behind.
-    std::thread::spawn(move || child.wait());
+    let url = url.to_string();
+    std::thread::spawn(move || {
+        if let Ok(status) = child.wait()
+            && !status.success()
+        {
+            eprintln!(
+                "clue-db serve: could not open a browser ({opener} {url}: {status}); open {url} \
+                 yourself"
+            );
+        }
+    });
     Ok(())
 }

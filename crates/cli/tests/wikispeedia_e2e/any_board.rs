@@ -403,6 +403,42 @@ fn eval_and_play_draw_boards_from_a_word_list() {
     ])
     .failed();
     assert!(run.stderr.contains("a board needs 25"), "{}", run.stderr);
+    // A pack of everyday words the database knows (clue words no list names, so none has
+    // pages of its own): eval's default strategies include threshold, which cannot play them,
+    // and the error says which strategy can.
+    let c = rusqlite::Connection::open(db()).unwrap();
+    let everyday: Vec<String> = c
+        .prepare(
+            "SELECT word FROM clue_words WHERE word NOT IN (SELECT term FROM terms) \
+             AND length(word) >= 5 ORDER BY count DESC LIMIT 40",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(everyday.len(), 40);
+    let pack = dir.path().join("everyday.txt");
+    std::fs::write(&pack, everyday.join("\n")).unwrap();
+    let run = clue_db([
+        "eval",
+        "--games",
+        "1",
+        "--words",
+        utf8(&pack),
+        "--db",
+        utf8(db()),
+    ])
+    .failed();
+    assert!(
+        run.stderr
+            .contains("the threshold strategy covers fewer of them")
+            && run
+                .stderr
+                .contains("--strategies relatedness plays the 40 the database knows"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
