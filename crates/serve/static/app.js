@@ -9,6 +9,9 @@ const ROLES = {
   bystander: { label: 'Bystander', sym: '■' },
   assassin: { label: 'Assassin', sym: '✖' },
 };
+const isRole = (r) => typeof r === 'string' && Object.hasOwn(ROLES, r);
+// The largest seed a browser holds exactly (2^53 − 1); `clue-db play --seed N` takes any.
+const MAX_SEED = Number.MAX_SAFE_INTEGER;
 const LAYOUT = [...Array(9).fill('red'), ...Array(8).fill('blue'), ...Array(7).fill('bystander'), 'assassin'];
 
 function el(tag, attrs = {}, ...children) {
@@ -28,7 +31,15 @@ async function api(path, body) {
   const opts = body === undefined ? {} : {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
   };
-  const r = await fetch(path, opts);
+  let r;
+  try {
+    r = await fetch(path, opts);
+  } catch (_) {
+    // The browser's own words ("Failed to fetch") say nothing of what to do.
+    const e = new Error('clue-db serve is not answering: was it stopped or restarted? Start it again, then reload this page.');
+    e.status = 0;
+    throw e;
+  }
   let data;
   try { data = await r.json(); } catch (_) { data = { error: `HTTP ${r.status}` }; }
   if (!r.ok) {
@@ -52,15 +63,25 @@ function roleChip(word, role) {
     el('span', { class: 'sr', text: ` (${ROLES[role].label})` }));
 }
 
-// Evidence of a clue for some cards, into `target`.
+// Evidence of a clue for some cards, into `target`: the last asked for (an earlier answer
+// arriving late, for a clue no longer shown, is dropped).
+const evidenceAsked = new Map();
 async function showEvidence(target, clue, terms) {
+  const asked = (evidenceAsked.get(target) || 0) + 1;
+  evidenceAsked.set(target, asked);
+  const current = () => evidenceAsked.get(target) === asked;
   target.replaceChildren(el('p', { text: `Evidence for “${clue}”…` }));
   try {
     const ex = await api('/api/explain', { clue, terms });
-    const items = ex.terms.map(({ term, evidence: e, relatedness: r, meeting: m,
+    if (!current()) return;
+    const items = ex.terms.map(({ term, typed, evidence: e, relatedness: r, meeting: m,
       definition_raise: raised, parts: words }) => {
       const parts = [];
-      if (r && words && words.length === 1) {
+      if (r && typed && !words) {
+        // A word no list names, scored from the vectors: its PPMI is not kept.
+        parts.push(`relatedness ${r.score.toFixed(2)} (cosine ${r.cosine.toFixed(2)}; ` +
+          `no list names “${term}”: scored from the word vectors)`);
+      } else if (r && words && words.length === 1) {
         parts.push(`relatedness ${r.score.toFixed(2)} (as “${words[0]}”: no list names “${term}”)`);
       } else if (r && words) {
         parts.push(`relatedness ${r.score.toFixed(2)} (the mean of the scores of ` +
@@ -86,8 +107,14 @@ async function showEvidence(target, clue, terms) {
     });
     target.replaceChildren(el('h3', { text: `Why “${clue}”` }), el('ul', {}, ...items));
   } catch (err) {
-    target.replaceChildren(el('p', { class: 'status error', text: err.message }));
+    if (current()) target.replaceChildren(el('p', { class: 'status error', text: err.message }));
   }
+}
+
+// Clears `target`, and drops the evidence still on its way to it.
+function clearEvidence(target) {
+  evidenceAsked.set(target, (evidenceAsked.get(target) || 0) + 1);
+  target.replaceChildren();
 }
 
 // ---- tabs -----------------------------------------------------------------------------------
@@ -131,14 +158,23 @@ window.addEventListener('resize', () => {
   requestAnimationFrame(() => { fitPending = false; fitWords($('#play-grid')); });
 });
 
-// Arrow keys move between the cards of a 5-wide grid.
+// Arrow keys move between the cards of a grid, as wide as it is drawn (five; two for assist
+// mode on a phone).
 function gridKeys(grid, selector) {
   grid.addEventListener('keydown', (ev) => {
-    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -5, ArrowDown: 5 };
+    const wide = getComputedStyle(grid).gridTemplateColumns.split(' ').filter(Boolean).length || 5;
+    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -wide, ArrowDown: wide };
     if (!(ev.key in moves)) return;
     const cards = [...grid.querySelectorAll(selector)];
     const i = cards.indexOf(document.activeElement);
     if (i < 0) return;
+    // In a word being typed, Left and Right move the caret, and leave the card at its edge.
+    const a = document.activeElement;
+    if (a.tagName === 'INPUT' && a.selectionStart !== null) {
+      const atStart = a.selectionStart === 0 && a.selectionEnd === 0;
+      const atEnd = a.selectionStart === a.value.length;
+      if ((ev.key === 'ArrowLeft' && !atStart) || (ev.key === 'ArrowRight' && !atEnd)) return;
+    }
     const j = i + moves[ev.key];
     if (j >= 0 && j < cards.length) { cards[j].focus(); ev.preventDefault(); }
   });
@@ -148,10 +184,20 @@ function gridKeys(grid, selector) {
 const play = {
   game: null,
   busy: false,
+  // Raised by each deal: an answer to a move or a deal made before it is dropped (a reveal
+  // answered after "New game" put the old game back on the page).
+  epoch: 0,
 
   async newGame(seed) {
     const body = { strategy: $('#play-strategy').value || undefined };
-    if (seed !== '' && seed !== undefined) body.seed = Number(seed);
+    if (seed !== '' && seed !== undefined) {
+      if (!/^\d+$/.test(seed) || Number(seed) > MAX_SEED) {
+        this.setStatus(`Seed ${seed}: a seed here is a whole number from 0 to ${MAX_SEED} ` +
+          '(what a browser holds exactly); clue-db play --seed N plays any seed up to 2^64 − 1.', true);
+        return;
+      }
+      body.seed = Number(seed);
+    }
     // The cards: a list by name, the words pasted, or (none) the server's default deck (the
     // original game's cards when the database stored them, else every stored card).
     const words = $('#play-words').value;
@@ -161,26 +207,47 @@ const play = {
     } else if (words) {
       body.words = words;
     }
+    // A pasted list past the server's 16 KiB body: said here, with what to do.
+    if (JSON.stringify(body).length > 16384) {
+      this.setStatus(`Your list of ${body.words.length} words is too long to send (16 KiB at most, ` +
+        'about 1,500 words): paste fewer.', true);
+      return;
+    }
+    const epoch = ++this.epoch;
     this.setStatus('Dealing…');
     try {
-      this.game = await api('/api/new-game', body);
+      const g = await api('/api/new-game', body);
+      if (epoch !== this.epoch) return;
+      this.game = g;
       this.remember();
-      $('#seed').value = this.game.seed;
-      $('#play-evidence').replaceChildren();
+      $('#seed').value = g.seed;
+      clearEvidence($('#play-evidence'));
       // The words of the deck left out (unknown, or not the strategy's), as the CLI warns.
-      const left = this.game.warnings.join(' ');
-      this.setStatus(`New game, seed ${this.game.seed}. Click the cards you think the clue means.${left ? ` Note: ${left}` : ''}`);
+      const left = g.warnings.join(' · ');
+      this.setStatus(`New game, seed ${g.seed}. Click the cards you think the clue means.${left ? ` Note: ${left}` : ''}`);
       this.render();
     } catch (err) {
-      this.setStatus(err.message, true);
+      if (epoch !== this.epoch) return;
+      if (err.status === 403 && body.seed !== undefined) {
+        // The seed's game is played elsewhere (another tab, another browser): its board is
+        // not dealt twice. The field is emptied, so that "New game" deals a random board.
+        $('#seed').value = '';
+        this.setStatus(`${err.message} (in another tab?). New game deals a random board.`, true);
+      } else {
+        this.setStatus(err.message, true);
+      }
     }
   },
 
   // The game this tab deals, by its seed, so that reloading `?seed=N` resumes it: the server
   // refuses a second game on the board of one being played (it would show the first one's
   // colours), and the page once showed only that refusal.
+  // The URL names the game's seed too, so that a reload resumes any game, random ones included.
   remember() {
     try { sessionStorage.setItem(`clue-db.game.${this.game.seed}`, this.game.id); } catch (_) { /* no storage */ }
+    const url = new URL(location.href);
+    url.searchParams.set('seed', String(this.game.seed));
+    history.replaceState(null, '', url);
   },
 
   // Resumes this tab's game of `seed` when the server still plays it; false otherwise.
@@ -188,12 +255,15 @@ const play = {
     let id = null;
     try { id = sessionStorage.getItem(`clue-db.game.${seed}`); } catch (_) { /* no storage */ }
     if (!id) return false;
+    const epoch = ++this.epoch;
     try {
       const g = await api(`/api/game/${encodeURIComponent(id)}`);
+      if (epoch !== this.epoch) return true;
       if (g.status !== 'playing' || String(g.seed) !== String(seed)) return false;
       this.game = g;
+      this.remember();
       $('#seed').value = g.seed;
-      $('#play-evidence').replaceChildren();
+      clearEvidence($('#play-evidence'));
       this.setStatus(`Game of seed ${g.seed} resumed. Click the cards you think the clue means.`);
       this.render();
       return true;
@@ -209,30 +279,46 @@ const play = {
   },
 
   async reveal(word) {
-    if (this.busy || !this.game) return;
-    this.busy = true;
-    try {
-      const g = await api(`/api/game/${this.game.id}/reveal`, { word });
-      this.game = g;
+    await this.move(`reveal`, { word }, (g) => {
       const r = ROLES[g.last.role];
-      this.setStatus(`${word}: ${r.label} ${r.sym}`);
-      this.render();
-    } catch (err) {
-      this.setStatus(err.message, true);
-    } finally {
-      this.busy = false;
-    }
+      const ended = g.status === 'playing' && g.turns.length > this.game.turns.length;
+      return `${word}: ${r.label} ${r.sym}${ended ? '. Your turn is over; blue played.' : ''}`;
+    });
   },
 
   async pass() {
+    await this.move('pass', {}, () => 'You passed; blue played.');
+  },
+
+  // One move of the game on the page; `said` gives the status from the game after it. An
+  // answer to a game no longer shown is dropped. A refused move (409: the card was revealed,
+  // or the game ended, in another tab) shows the server's game, so the page is never stale.
+  async move(action, body, said) {
     if (this.busy || !this.game) return;
     this.busy = true;
+    const epoch = this.epoch;
+    const id = this.game.id;
     try {
-      this.game = await api(`/api/game/${this.game.id}/pass`, {});
-      this.setStatus('You passed; blue played.');
+      const g = await api(`/api/game/${encodeURIComponent(id)}/${action}`, body);
+      if (epoch !== this.epoch) return;
+      const status = said(g);
+      this.game = g;
+      this.setStatus(status);
       this.render();
     } catch (err) {
+      if (epoch !== this.epoch) return;
+      if (err.status === 404) {
+        this.setStatus(`${err.message} (the server restarted, or the game was left too long). ` +
+          'New game deals another.', true);
+        return;
+      }
       this.setStatus(err.message, true);
+      if (err.status === 409) {
+        try {
+          const g = await api(`/api/game/${encodeURIComponent(id)}`);
+          if (epoch === this.epoch) { this.game = g; this.render(); }
+        } catch (_) { /* the message above stands */ }
+      }
     } finally {
       this.busy = false;
     }
@@ -307,11 +393,14 @@ const play = {
   },
 };
 
-// "New game" deals a fresh random board, unless the seed field was changed to ask for one.
-$('#new-game-form').addEventListener('submit', (ev) => {
+// "New game" deals a fresh random board, unless the seed field was changed to ask for one:
+// this tab's game of that seed when it still plays, else that seed's board.
+$('#new-game-form').addEventListener('submit', async (ev) => {
   ev.preventDefault();
-  const seed = $('#seed').value;
-  play.newGame(play.game && seed === String(play.game.seed) ? '' : seed);
+  const seed = $('#seed').value.trim();
+  if (play.game && seed === String(play.game.seed)) return play.newGame('');
+  if (seed !== '' && await play.resume(seed)) return;
+  return play.newGame(seed);
 });
 $('#pass').addEventListener('click', () => play.pass());
 $('#play-words').addEventListener('change', () => {
@@ -332,7 +421,7 @@ const assist = {
     try {
       const s = JSON.parse(localStorage.getItem(STORE_KEY) || 'null');
       if (s && Array.isArray(s.cards) && s.cards.length === 25) {
-        this.cards = s.cards.map((c) => ({ word: String(c.word || ''), role: ROLES[c.role] ? c.role : 'bystander', revealed: !!c.revealed }));
+        this.cards = s.cards.map((c) => ({ word: String((c && c.word) || ''), role: isRole(c && c.role) ? c.role : 'bystander', revealed: !!(c && c.revealed) }));
         this.team = s.team === 'blue' ? 'blue' : 'red';
       }
     } catch (_) { /* a broken saved board is replaced by an empty one */ }
@@ -402,12 +491,34 @@ const assist = {
     };
     const seq = ++this.seq;
     $('#unknown').replaceChildren();
-    for (const div of $('#assist-grid').children) div.classList.remove('unknown');
-    if (!body.pos.length) {
+    const divs = [...$('#assist-grid').children];
+    for (const div of divs) div.classList.remove('unknown');
+    const stop = (text, error = false) => {
       $('#suggestions').replaceChildren();
-      $('#assist-evidence').replaceChildren();
-      this.setStatus(`Type or paste the board, and mark at least one unrevealed card ${ROLES[this.team].label}.`);
+      clearEvidence($('#assist-evidence'));
+      this.setStatus(text, error);
+    };
+    if (!body.pos.length) {
+      stop(`Type or paste the board, and mark at least one unrevealed card ${ROLES[this.team].label}.`);
       return;
+    }
+    // The board's own slips, said here by card (the server names its lists, pos and neg).
+    const seen = new Map();
+    for (const [i, c] of this.cards.entries()) {
+      const w = normalize(c.word);
+      if (!w) continue;
+      if ([...w].length > MAX_WORD_CHARS) {
+        divs[i].classList.add('unknown');
+        stop(`Card ${i + 1} is longer than ${MAX_WORD_CHARS} characters: a card is a word or two.`, true);
+        return;
+      }
+      if (seen.has(w)) {
+        divs[i].classList.add('unknown');
+        divs[seen.get(w)].classList.add('unknown');
+        stop(`“${w}” is on the board twice (cards ${seen.get(w) + 1} and ${i + 1}): a card is there once.`, true);
+        return;
+      }
+      seen.set(w, i);
     }
     this.setStatus('Thinking…');
     try {
@@ -416,9 +527,7 @@ const assist = {
       this.render(a);
     } catch (err) {
       if (seq !== this.seq) return;
-      $('#suggestions').replaceChildren();
-      $('#assist-evidence').replaceChildren();
-      this.setStatus(err.message, true);
+      stop(err.message, true);
       if (err.data && Array.isArray(err.data.unknown)) this.showUnknown(err.data.unknown);
     }
   },
@@ -432,19 +541,23 @@ const assist = {
       el('button', { type: 'button', class: 'linkish', 'aria-label': `Why ${s.clue}?`,
         onclick: () => showEvidence($('#assist-evidence'), s.clue, s.targets) }, 'why?'))));
     if (a.clue) showEvidence($('#assist-evidence'), a.clue, a.targets);
-    else $('#assist-evidence').replaceChildren();
+    else clearEvidence($('#assist-evidence'));
   },
 
   // Marks the cards the database does not cover and offers the closest covered words.
   showUnknown(unknown) {
     const divs = [...$('#assist-grid').children];
+    const onBoard = new Set(this.cards.map((c) => normalize(c.word)));
     const rows = unknown.map((u) => {
       const i = this.cards.findIndex((c) => normalize(c.word) === u.word);
       if (i >= 0) divs[i].classList.add('unknown');
       if (u.uncovered_by) {
         return el('p', {}, `“${u.word}” is not covered by the ${u.uncovered_by} spymaster (the relatedness spymaster knows it).`);
       }
-      return el('p', {}, `“${u.word}” is not covered. Closest: `, ...u.closest.map((w) => el('button', {
+      // A closest word already on the board would be a card given twice.
+      const closest = u.closest.filter((w) => !onBoard.has(w));
+      if (!closest.length) return el('p', {}, `“${u.word}” is not covered.`);
+      return el('p', {}, `“${u.word}” is not covered. Closest: `, ...closest.map((w) => el('button', {
         type: 'button', class: 'linkish', 'data-word': w, 'aria-label': `Replace ${u.word} with ${w}`,
         onclick: () => { if (i >= 0) { this.cards[i].word = w; this.changed(); } },
       }, w)));
@@ -452,12 +565,21 @@ const assist = {
     $('#unknown').replaceChildren(...rows);
   },
 
+  // A new board's words: the colours stay as set (set them next), nothing is revealed yet.
   fill(text) {
-    const words = text.split(/[,;\n\t]+/).map((w) => w.trim()).filter(Boolean).slice(0, 25);
+    const all = text.split(/[,;\n\t]+/).map((w) => w.trim()).filter(Boolean);
+    const words = all.slice(0, 25);
     if (!words.length) { this.setStatus('Nothing to fill: paste words separated by commas or lines.', true); return; }
-    words.forEach((w, i) => { this.cards[i].word = w; });
-    for (let i = words.length; i < 25; i++) this.cards[i].word = '';
+    this.cards.forEach((c, i) => { c.word = words[i] || ''; c.revealed = false; });
     this.changed();
+    if (all.length > 25) {
+      clearTimeout(this.timer);
+      this.suggest().then(() => {
+        if (!$('#assist-status').classList.contains('error')) {
+          this.setStatus(`${all.length} words pasted: the first 25 fill the board. ${$('#assist-status').textContent}`);
+        }
+      });
+    }
   },
 
   async generate() {
@@ -477,10 +599,15 @@ const assist = {
   },
 };
 
-// The server's normal form of a card word (trimmed, lower-case, single spaces, hyphen = space).
+// The server's normal form of a card word (text::card_word): no characters no one sees, no
+// quotes around it, lower-case, single spaces, a hyphen read as a space.
 function normalize(w) {
-  return w.split(/[\s-]+/).filter(Boolean).join(' ').toLowerCase();
+  return w.replace(/[\u200b-\u200d\u2060\ufeff\u00ad]/g, '').trim()
+    .replace(/^["'“”‘’«»]+|["'“”‘’«»]+$/g, '')
+    .split(/[\s-]+/).filter(Boolean).join(' ').toLowerCase();
 }
+// The server's longest card word (MAX_WORD_CHARS in api.rs).
+const MAX_WORD_CHARS = 64;
 
 $('#fill').addEventListener('click', () => assist.fill($('#paste').value));
 $('#generate').addEventListener('click', () => assist.generate());
@@ -493,8 +620,11 @@ gridKeys($('#assist-grid'), 'input.word');
 (async function start() {
   assist.load();
   // `?seed=N` deals that board first (links to a game, and the browser test's screenshot).
-  const seed = new URLSearchParams(location.search).get('seed');
-  if (seed !== null && /^\d+$/.test(seed)) $('#seed').value = seed;
+  // Written as the page writes it (`007` is seed 7), so that a reload finds its game.
+  const asked = new URLSearchParams(location.search).get('seed');
+  const valid = asked !== null && /^\d+$/.test(asked) && Number(asked) <= MAX_SEED;
+  const seed = valid ? String(Number(asked)) : null;
+  if (seed !== null) $('#seed').value = seed;
   try {
     const info = await api('/api/info');
     for (const sel of document.querySelectorAll('select.strategy')) {
@@ -515,8 +645,14 @@ gridKeys($('#assist-grid'), 'input.word');
     document.body.append(el('datalist', { id: 'terms' }, ...t.terms.map((w) => el('option', { value: w }))));
   } catch (err) {
     play.setStatus(`The server did not answer: ${err.message}`, true);
+    document.body.dataset.ready = 'true';
+    return;
   }
   selectTab(location.hash === '#assist' ? 'assist' : 'play');
   if (!(seed !== null && await play.resume(seed))) await play.newGame($('#seed').value);
+  if (asked !== null && !valid) {
+    play.setStatus(`?seed=${asked} is no seed here (a whole number from 0 to ${MAX_SEED}): a ` +
+      `random board was dealt. ${$('#play-status').textContent}`, true);
+  }
   document.body.dataset.ready = 'true';
 }());

@@ -194,6 +194,64 @@ fn the_page_plays_a_turn_and_assists_in_headless_chromium() {
         revealed
     );
 
+    // A move refused because another tab made it (409) shows the server's game: the card
+    // revealed elsewhere is revealed here too, not left looking hidden.
+    let id = page.eval("play.game.id");
+    let word = page.eval("play.game.cards.find((c) => !c.revealed).word");
+    client::post_json(
+        served.addr,
+        &format!("/api/game/{}/reveal", id.as_str().unwrap()),
+        &json!({ "word": word }),
+    )
+    .unwrap();
+    let shown = page.eval(&format!(
+        "(async () => {{ await play.reveal({word}); return {{
+            revealed: play.game.cards.find((c) => c.word === {word}).revealed,
+            status: document.querySelector('#play-status').textContent }}; }})()"
+    ));
+    assert_eq!(shown["revealed"], json!(true), "{shown}");
+    assert!(
+        shown["status"]
+            .as_str()
+            .unwrap()
+            .contains("already revealed")
+            || shown["status"].as_str().unwrap().contains("over"),
+        "{shown}"
+    );
+    // "New game" while an answer to a move of the old game is on its way: the late answer is
+    // dropped, and the new game stays on the page. A random game's seed goes into the URL, so
+    // that a reload resumes it as it resumes `?seed=N`.
+    let late = page.eval(
+        "(async () => {
+            const orig = window.fetch;
+            window.fetch = (u, o) => String(u).includes('/reveal')
+                ? new Promise((r) => setTimeout(r, 600)).then(() => orig(u, o)) : orig(u, o);
+            const old = play.game.id;
+            const word = play.game.cards.find((c) => !c.revealed).word;
+            const moved = play.reveal(word);
+            await play.newGame('');
+            const fresh = play.game.id;
+            await moved;
+            window.fetch = orig;
+            return { old, fresh, shown: play.game.id, url: location.search, seed: play.game.seed };
+        })()",
+    );
+    assert_ne!(late["old"], late["fresh"], "{late}");
+    assert_eq!(late["shown"], late["fresh"], "{late}");
+    assert_eq!(
+        late["url"],
+        json!(format!("?seed={}", late["seed"])),
+        "{late}"
+    );
+    // A seed past what a browser holds exactly is refused with what to do, not rounded.
+    page.eval("document.querySelector('#seed').value = '18446744073709551615'");
+    page.click("#new-game");
+    page.wait_for(
+        "document.querySelector('#play-status').textContent.includes('clue-db play --seed N')",
+        10,
+    );
+    assert_eq!(page.eval("play.game.id"), late["fresh"], "no game dealt");
+
     // Phone width: the board fits, with no sideways scrolling.
     page.viewport(390, 844, true);
     page.wait_for("window.innerWidth === 390", 10);
