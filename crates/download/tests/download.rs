@@ -482,20 +482,10 @@ fn a_refused_connection_is_given_up_after_one_more_attempt() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let dir = tempfile::tempdir().unwrap();
-    let log = Log::default();
-    let req = Request {
-        wiki: WIKI.to_string(),
-        date: done(),
-        dir: dir.path().to_path_buf(),
-        mirror: format!("http://127.0.0.1:{port}"),
-    };
-    let err = download::download(&req, &options(), &log).unwrap_err();
-    assert!(matches!(err, Error::GaveUp { attempts: 2, .. }), "{err:?}");
-    let message = err.to_string();
-    assert!(message.contains("connection refused"), "{message}");
-    assert!(message.contains("--mirror"), "{message}");
-    assert_eq!(log.retries.borrow().len(), 1, "one retry");
+    given_up_after_one_retry(
+        &format!("http://127.0.0.1:{port}"),
+        &["connection refused", "--mirror"],
+    );
 }
 
 /// Offline, `download --wiki simplewiki` took 4 min 6 s to fail: a name that does not resolve
@@ -503,19 +493,29 @@ fn a_refused_connection_is_given_up_after_one_more_attempt() {
 /// never resolves, RFC 6761), naming the likely cause.
 #[test]
 fn a_host_that_does_not_resolve_is_given_up_after_one_more_attempt() {
+    given_up_after_one_retry(
+        "http://clue-db-mirror.invalid",
+        &["does not resolve", "online", "--mirror"],
+    );
+}
+
+/// A download from `mirror` gives up after two attempts (one retry), its message saying each of
+/// `says`.
+fn given_up_after_one_retry(mirror: &str, says: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let log = Log::default();
     let req = Request {
         wiki: WIKI.to_string(),
         date: done(),
         dir: dir.path().to_path_buf(),
-        mirror: "http://clue-db-mirror.invalid".to_string(),
+        mirror: mirror.to_string(),
     };
     let err = download::download(&req, &options(), &log).unwrap_err();
     assert!(matches!(err, Error::GaveUp { attempts: 2, .. }), "{err:?}");
     let message = err.to_string();
-    assert!(message.contains("does not resolve"), "{message}");
-    assert!(message.contains("online"), "{message}");
+    for said in says {
+        assert!(message.contains(said), "{said}: {message}");
+    }
     assert_eq!(log.retries.borrow().len(), 1, "one retry");
 }
 

@@ -241,8 +241,8 @@ const play = {
 
   // The game this tab deals, by its seed, so that reloading `?seed=N` resumes it: the server
   // refuses a second game on the board of one being played (it would show the first one's
-  // colours), and the page once showed only that refusal.
-  // The URL names the game's seed too, so that a reload resumes any game, random ones included.
+  // colours), and the page once showed only that refusal. The URL names the game's seed, so
+  // that a reload resumes any game, random ones included.
   remember() {
     try { sessionStorage.setItem(`clue-db.game.${this.game.seed}`, this.game.id); } catch (_) { /* no storage */ }
     const url = new URL(location.href);
@@ -279,7 +279,7 @@ const play = {
   },
 
   async reveal(word) {
-    await this.move(`reveal`, { word }, (g) => {
+    await this.move('reveal', { word }, (g) => {
       const r = ROLES[g.last.role];
       const ended = g.status === 'playing' && g.turns.length > this.game.turns.length;
       return `${word}: ${r.label} ${r.sym}${ended ? '. Your turn is over; blue played.' : ''}`;
