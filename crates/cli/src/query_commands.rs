@@ -310,7 +310,7 @@ impl WordsArg {
                     many => format!("the {} strategies cover", many.join(" and ")),
                 };
                 format!(
-                    "; {who} fewer of them (the note above): --strategies relatedness plays the \
+                    "; {who} fewer of them (the note above): the relatedness strategy plays the \
                      {known} the database knows"
                 )
             } else {

@@ -122,10 +122,14 @@ pub fn serve(a: ServeArgs) -> Result<()> {
         )?;
         out.flush()?;
     }
-    if a.open
-        && let Err(e) = serve::open_browser(&url)
-    {
-        eprintln!("clue-db serve: could not open a browser ({e:#}); open {url} yourself");
+    if a.open {
+        let say = |why: String, url: &str| {
+            eprintln!("clue-db serve: could not open a browser ({why}); open {url} yourself")
+        };
+        let later = url.clone();
+        if let Err(e) = serve::open_browser(&url, move |why| say(why, &later)) {
+            say(format!("{e:#}"), &url);
+        }
     }
     server.run()
 }

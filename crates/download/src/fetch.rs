@@ -139,6 +139,11 @@ fn retry(message: String) -> Failure {
 pub(crate) struct Http {
     client: Client,
     options: Options,
+    /// Whether the mirror has answered once: from then on a refused connection or a name that
+    /// does not resolve is a passing failure (a mirror restarting, a network coming back after
+    /// a laptop's sleep) and gets the backoff's attempts, not the one more of a mirror that is
+    /// not there.
+    reached: std::sync::atomic::AtomicBool,
 }
 
 /// What [`Http::fetch_file`] did.
@@ -190,7 +195,11 @@ impl Http {
             .connect_timeout(options.timeout)
             .build()
             .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?;
-        Ok(Http { client, options })
+        Ok(Http {
+            client,
+            options,
+            reached: std::sync::atomic::AtomicBool::new(false),
+        })
     }
 
     /// Runs `attempt` until it succeeds, fails for good, or has failed
@@ -207,7 +216,9 @@ impl Http {
             let (message, retry_after) = match attempt() {
                 Ok(v) => return Ok(v),
                 Err(Failure::Fatal(e)) => return Err(e),
-                Err(Failure::Refused { message, hint }) => {
+                Err(Failure::Refused { message, hint })
+                    if !self.reached.load(std::sync::atomic::Ordering::Relaxed) =>
+                {
                     refused += 1;
                     if refused >= self.options.max_refused {
                         return Err(Error::GaveUp {
@@ -218,6 +229,7 @@ impl Http {
                     }
                     (message, None)
                 }
+                Err(Failure::Refused { message, hint }) => (format!("{message}: {hint}"), None),
                 Err(Failure::Retry {
                     message,
                     retry_after,
@@ -293,6 +305,8 @@ impl Http {
             }
         })?;
         let status = response.status();
+        self.reached
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         if status.is_success() || status == StatusCode::RANGE_NOT_SATISFIABLE {
             return Ok(response);
         }
@@ -806,6 +820,47 @@ mod tests {
         part.write(body).unwrap();
         part.finish(&dest, &expected, &crate::Quiet).unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), body);
+    }
+
+    /// Before the mirror has answered, a refused connection (or a name that does not resolve)
+    /// is given up after one more attempt; once it has answered, it is a passing failure (a
+    /// network back after a laptop's sleep) with the backoff's attempts.
+    #[test]
+    fn an_unreachable_mirror_is_given_up_at_once_only_before_it_answered() {
+        let options = Options {
+            backoff: Duration::from_millis(1),
+            max_backoff: Duration::from_millis(1),
+            ..Options::default()
+        };
+        let http = Http::new(options).unwrap();
+        let refused_then_ok = |n: u32| {
+            let mut calls = 0;
+            move || {
+                calls += 1;
+                if calls <= n {
+                    Err(Failure::Refused {
+                        message: "connect".into(),
+                        hint: "no network",
+                    })
+                } else {
+                    Ok(calls)
+                }
+            }
+        };
+        let err = http
+            .retrying("u", &crate::Quiet, refused_then_ok(3))
+            .unwrap_err();
+        assert!(
+            matches!(&err, Error::GaveUp { attempts: 2, message, .. } if message.ends_with("no network")),
+            "{err:?}"
+        );
+        http.reached
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(
+            http.retrying("u", &crate::Quiet, refused_then_ok(3))
+                .unwrap(),
+            4
+        );
     }
 
     #[test]

@@ -15,22 +15,19 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         config.terms.clone()
     };
     let mut terms: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     let mut lists: Vec<(String, Vec<String>)> = Vec::new();
     let mut read = std::collections::HashSet::new();
-    // English text is counted in the letters a to z, and a board's `café` plays as `cafe`: a
-    // listed `café` stored as itself was a second card beside the typed `cafe`, and a list of
-    // both dealt them as two cards of one board. Another language keeps its accents.
-    let english = crate::language(build)?.is_english();
+    // One card per word however it is spelt (`café` and `cafe`, in a list or in two: a pack of
+    // both stored both, and dealt them as two cards of one board): the spelling listed first
+    // is stored, and every list names the card by it.
+    let language = crate::language(build)?;
+    let mut stored_as: std::collections::HashMap<String, String> = Default::default();
     for file in &files {
         // The same file named twice (`pipeline/terms.txt,./pipeline/terms.txt`) is one list.
         if !read.insert(file.canonicalize().unwrap_or_else(|_| file.clone())) {
             continue;
         }
-        let mut listed = inputs::read_terms(file)?;
-        if english {
-            listed.iter_mut().for_each(|t| *t = text::fold_accents(t));
-        }
+        let listed = inputs::read_terms(file)?;
         if listed.is_empty() {
             anyhow::bail!("{}: no card word in this file", file.display());
         }
@@ -43,11 +40,19 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
             );
         }
         let mut once = std::collections::HashSet::new();
-        let words: Vec<String> = listed
-            .into_iter()
-            .filter(|t| once.insert(t.clone()))
-            .collect();
-        terms.extend(words.iter().filter(|t| seen.insert(t.to_string())).cloned());
+        let mut words = Vec::new();
+        for t in listed {
+            let card = stored_as
+                .entry(language.card_key(&t))
+                .or_insert_with(|| {
+                    terms.push(t.clone());
+                    t
+                })
+                .clone();
+            if once.insert(card.clone()) {
+                words.push(card);
+            }
+        }
         lists.push((name, words));
     }
     let file = files

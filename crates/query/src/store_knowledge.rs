@@ -153,6 +153,8 @@ pub struct KnowledgeCache {
     typed: OnceLock<Option<Arc<TypedCards>>>,
     /// The card words with a stored row, sorted.
     stored: OnceLock<Arc<Vec<String>>>,
+    /// Each stored card by its [`text::Language::card_key`] (`pokemon` → a pack's `pokémon`).
+    stored_keys: OnceLock<Arc<HashMap<String, String>>>,
     /// Whether any vocabulary word can be a card ([`StoreKnowledge::any_word`]): asked of every
     /// word of a pasted list, so read once (four `meta` reads a word made a 100,000-word pack
     /// of typos take five seconds).
@@ -273,11 +275,17 @@ impl<'s> StoreKnowledge<'s> {
         Ok(Some(parts))
     }
 
-    /// The card `card` is played as: a word typed with accents that the database scores as the
-    /// word without them, that word (`café` → `cafe`, `crème brûlée` → `creme brulee`); any
-    /// other card, itself. Two cards played as one are one card on a board. A database whose
-    /// words keep their accents (`schön` a card of its own) plays `schön` and `schon` apart.
+    /// The card `card` is played as: the stored card it is with or without accents, in an
+    /// English database (`pokemon` → a pack's stored `pokémon`; `café` → `cafe`); a word typed
+    /// with accents that the database scores as the word without them, that word (`crème
+    /// brûlée` → `creme brulee`); any other card, itself. Two cards played as one are one card
+    /// on a board. A database whose words keep their accents (`schön` a card of its own) plays
+    /// `schön` and `schon` apart.
     pub fn played_as(&self, card: &str) -> Result<String> {
+        let key = self.lexicon.language.card_key(card);
+        if let Some(stored) = self.stored_keys()?.get(&key) {
+            return Ok(stored.clone());
+        }
         if text::fold_accents(card) == card {
             return Ok(card.to_string());
         }
@@ -309,6 +317,21 @@ impl<'s> StoreKnowledge<'s> {
         c.sort();
         let c = Arc::new(c);
         Ok(self.cache.stored.get_or_init(|| c).clone())
+    }
+
+    /// The stored cards by their key (read once): the first in sorted order when two share
+    /// one (a database built before the terms stage kept one spelling).
+    fn stored_keys(&self) -> Result<Arc<HashMap<String, String>>> {
+        if let Some(k) = self.cache.stored_keys.get() {
+            return Ok(k.clone());
+        }
+        let mut keys = HashMap::new();
+        for c in self.stored_cards()?.iter() {
+            keys.entry(self.lexicon.language.card_key(c))
+                .or_insert_with(|| c.clone());
+        }
+        let keys = Arc::new(keys);
+        Ok(self.cache.stored_keys.get_or_init(|| keys).clone())
     }
 
     /// Whether `word` can be a card of the relatedness strategies: a card word with a stored

@@ -202,8 +202,9 @@ async fn shutdown() {
 
 /// Opens `url` in the desktop's browser (`xdg-open`, `open` on macOS); an error says why not,
 /// and the caller only warns: the URL is printed anyway. An opener that runs and fails (no
-/// browser: `xdg-open` exits 3) is said when it exits, as the caller's warning says it.
-pub fn open_browser(url: &str) -> Result<()> {
+/// browser: `xdg-open` exits 3) is told to `failed` when it exits, with what ran and how it
+/// ended, so that the caller says it as it says the error.
+pub fn open_browser(url: &str, failed: impl FnOnce(String) + Send + 'static) -> Result<()> {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {
@@ -222,10 +223,7 @@ pub fn open_browser(url: &str) -> Result<()> {
         if let Ok(status) = child.wait()
             && !status.success()
         {
-            eprintln!(
-                "clue-db serve: could not open a browser ({opener} {url}: {status}); open {url} \
-                 yourself"
-            );
+            failed(format!("{opener} {url}: {status}"));
         }
     });
     Ok(())

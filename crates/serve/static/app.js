@@ -12,6 +12,8 @@ const ROLES = {
 const isRole = (r) => typeof r === 'string' && Object.hasOwn(ROLES, r);
 // The largest seed a browser holds exactly (2^53 − 1); `clue-db play --seed N` takes any.
 const MAX_SEED = Number.MAX_SAFE_INTEGER;
+// The server's largest request body (MAX_BODY in api.rs), in bytes.
+const MAX_BODY_BYTES = 16384;
 const LAYOUT = [...Array(9).fill('red'), ...Array(8).fill('blue'), ...Array(7).fill('bystander'), 'assassin'];
 
 function el(tag, attrs = {}, ...children) {
@@ -208,7 +210,7 @@ const play = {
       body.words = words;
     }
     // A pasted list past the server's 16 KiB body: said here, with what to do.
-    if (JSON.stringify(body).length > 16384) {
+    if (new TextEncoder().encode(JSON.stringify(body)).length > MAX_BODY_BYTES) {
       this.setStatus(`Your list of ${body.words.length} words is too long to send (16 KiB at most, ` +
         'about 1,500 words): paste fewer.', true);
       return;
@@ -232,6 +234,7 @@ const play = {
         // The seed's game is played elsewhere (another tab, another browser): its board is
         // not dealt twice. The field is emptied, so that "New game" deals a random board.
         $('#seed').value = '';
+        seedInUrl(null);
         this.setStatus(`${err.message} (in another tab?). New game deals a random board.`, true);
       } else {
         this.setStatus(err.message, true);
@@ -243,11 +246,11 @@ const play = {
   // refuses a second game on the board of one being played (it would show the first one's
   // colours), and the page once showed only that refusal. The URL names the game's seed, so
   // that a reload resumes any game, random ones included.
+  // Once the game is over the URL names no seed: a reload deals a new board, not the one whose
+  // colours were all shown.
   remember() {
     try { sessionStorage.setItem(`clue-db.game.${this.game.seed}`, this.game.id); } catch (_) { /* no storage */ }
-    const url = new URL(location.href);
-    url.searchParams.set('seed', String(this.game.seed));
-    history.replaceState(null, '', url);
+    seedInUrl(this.game.status === 'playing' ? this.game.seed : null);
   },
 
   // Resumes this tab's game of `seed` when the server still plays it; false otherwise.
@@ -268,7 +271,8 @@ const play = {
       this.render();
       return true;
     } catch (_) {
-      return false;
+      // Superseded by a newer deal: nothing is left to do here.
+      return epoch !== this.epoch;
     }
   },
 
@@ -290,6 +294,12 @@ const play = {
     await this.move('pass', {}, () => 'You passed; blue played.');
   },
 
+  // Whether the page still shows game `id` as it did at `epoch` (a deal in flight when a card
+  // of the old board was clicked raised the epoch before the click).
+  shows(epoch, id) {
+    return epoch === this.epoch && this.game !== null && this.game.id === id;
+  },
+
   // One move of the game on the page; `said` gives the status from the game after it. An
   // answer to a game no longer shown is dropped. A refused move (409: the card was revealed,
   // or the game ended, in another tab) shows the server's game, so the page is never stale.
@@ -300,13 +310,14 @@ const play = {
     const id = this.game.id;
     try {
       const g = await api(`/api/game/${encodeURIComponent(id)}/${action}`, body);
-      if (epoch !== this.epoch) return;
+      if (!this.shows(epoch, id)) return;
       const status = said(g);
       this.game = g;
+      if (g.status !== 'playing') seedInUrl(null);
       this.setStatus(status);
       this.render();
     } catch (err) {
-      if (epoch !== this.epoch) return;
+      if (!this.shows(epoch, id)) return;
       if (err.status === 404) {
         this.setStatus(`${err.message} (the server restarted, or the game was left too long). ` +
           'New game deals another.', true);
@@ -316,7 +327,7 @@ const play = {
       if (err.status === 409) {
         try {
           const g = await api(`/api/game/${encodeURIComponent(id)}`);
-          if (epoch === this.epoch) { this.game = g; this.render(); }
+          if (this.shows(epoch, id)) { this.game = g; this.render(); }
         } catch (_) { /* the message above stands */ }
       }
     } finally {
@@ -393,11 +404,21 @@ const play = {
   },
 };
 
+// The page's URL with `?seed=N`, or without a seed (`null`), its tab kept.
+function seedInUrl(seed) {
+  const url = new URL(location.href);
+  if (seed === null) url.searchParams.delete('seed');
+  else url.searchParams.set('seed', String(seed));
+  history.replaceState(null, '', url);
+}
+
 // "New game" deals a fresh random board, unless the seed field was changed to ask for one:
 // this tab's game of that seed when it still plays, else that seed's board.
 $('#new-game-form').addEventListener('submit', async (ev) => {
   ev.preventDefault();
-  const seed = $('#seed').value.trim();
+  const typed = $('#seed').value.trim();
+  // `007` is seed 7, as the server reads it.
+  const seed = /^\d+$/.test(typed) && Number(typed) <= MAX_SEED ? String(Number(typed)) : typed;
   if (play.game && seed === String(play.game.seed)) return play.newGame('');
   if (seed !== '' && await play.resume(seed)) return;
   return play.newGame(seed);
@@ -502,11 +523,12 @@ const assist = {
       stop(`Type or paste the board, and mark at least one unrevealed card ${ROLES[this.team].label}.`);
       return;
     }
-    // The board's own slips, said here by card (the server names its lists, pos and neg).
+    // The board's own slips, said here by card (the server names its lists, pos and neg), of
+    // the cards it is sent: the unrevealed ones.
     const seen = new Map();
     for (const [i, c] of this.cards.entries()) {
       const w = normalize(c.word);
-      if (!w) continue;
+      if (!w || c.revealed) continue;
       if ([...w].length > MAX_WORD_CHARS) {
         divs[i].classList.add('unknown');
         stop(`Card ${i + 1} is longer than ${MAX_WORD_CHARS} characters: a card is a word or two.`, true);

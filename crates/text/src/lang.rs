@@ -171,6 +171,18 @@ impl Language {
         self.code() == "en"
     }
 
+    /// A card word as one card of this language, whatever its accents: English's vocabulary
+    /// is the letters a to z (`café` is the text's `cafe`), so its cards are one card with or
+    /// without them ([`crate::fold_accents`]); another language's accents make another word
+    /// (`schön`, `schon`).
+    pub fn card_key(self, word: &str) -> String {
+        if self.is_english() {
+            crate::fold_accents(word)
+        } else {
+            word.to_string()
+        }
+    }
+
     /// Whether a stopword list is compiled in (English's own; the Snowball project's for the
     /// others that have one).
     pub fn has_stopwords(self) -> bool {
@@ -273,6 +285,18 @@ impl Comparable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// English cards are one card with or without accents; a German `schön` is not `schon`.
+    #[test]
+    fn a_card_key_folds_accents_in_english_only() {
+        let en = Language::english();
+        assert_eq!(en.card_key("café"), "cafe");
+        assert_eq!(en.card_key("cafe\u{301}"), "cafe");
+        assert_eq!(en.card_key("cafe"), "cafe");
+        let de = Language::from_code("de").unwrap();
+        assert_eq!(de.card_key("schön"), "schön");
+        assert_ne!(de.card_key("schön"), de.card_key("schon"));
+    }
 
     /// A word read once and compared with many answers as a word read anew for each pair, in
     /// any order of comparison (what a word's first comparison works out is kept for its

@@ -308,6 +308,40 @@ fn a_word_typed_with_accents_is_the_vocabularys_word_without_them() {
         "{}",
         played.stderr
     );
+    // A card a pack stored with its accents (`pokémon`; here `piano` renamed `piàno` in a copy)
+    // is the same card typed without them, though that is a vocabulary word of its own.
+    let copy = dir.path().join("accented.sqlite");
+    std::fs::copy(db(), &copy).unwrap();
+    let c = rusqlite::Connection::open(&copy).unwrap();
+    let renamed: usize = ["relatedness_vectors SET term", "card_words SET word"]
+        .iter()
+        .map(|set| {
+            let column = set.rsplit(' ').next().unwrap();
+            c.execute(
+                &format!("UPDATE {set} = 'piàno' WHERE {column} = 'piano'"),
+                [],
+            )
+            .unwrap()
+        })
+        .sum();
+    drop(c);
+    assert_eq!(renamed, 2, "piano is a stored card");
+    let run = clue_db([
+        "suggest",
+        "--pos",
+        "piano,king",
+        "--neg",
+        "piàno",
+        "--db",
+        utf8(&copy),
+    ])
+    .failed();
+    assert!(
+        run.stderr
+            .contains("\"piano\" and \"piàno\" are one card, \"piàno\" (--pos and --neg)"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -435,7 +469,7 @@ fn eval_and_play_draw_boards_from_a_word_list() {
             .contains("the threshold strategy covers fewer of them")
             && run
                 .stderr
-                .contains("--strategies relatedness plays the 40 the database knows"),
+                .contains("the relatedness strategy plays the 40 the database knows"),
         "{}",
         run.stderr
     );
