@@ -854,8 +854,25 @@ mod tests {
             matches!(&err, Error::GaveUp { attempts: 2, message, .. } if message.ends_with("no network")),
             "{err:?}"
         );
-        http.reached
-            .store(true, std::sync::atomic::Ordering::Relaxed);
+        // A mirror that answers once, then closes its port.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/x", listener.local_addr().unwrap());
+        let mirror = std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let (mut s, _) = listener.accept().unwrap();
+            let _ = s.read(&mut [0u8; 4096]);
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+                .unwrap();
+        });
+        assert!(http.get(&url, 0).is_ok());
+        mirror.join().unwrap();
+        let err = http
+            .retrying(&url, &crate::Quiet, || http.get(&url, 0).map(|_| ()))
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::GaveUp { attempts, .. } if attempts == Options::default().max_attempts),
+            "{err:?}"
+        );
         assert_eq!(
             http.retrying("u", &crate::Quiet, refused_then_ok(3))
                 .unwrap(),

@@ -15,19 +15,23 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
         config.terms.clone()
     };
     let mut terms: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut lists: Vec<(String, Vec<String>)> = Vec::new();
     let mut read = std::collections::HashSet::new();
-    // One card per word however it is spelt (`café` and `cafe`, in a list or in two: a pack of
-    // both stored both, and dealt them as two cards of one board): the spelling listed first
-    // is stored, and every list names the card by it.
+    // One card per word however it is spelt: a pack of `café` and `cafe` stored both, and dealt
+    // them as two cards of one board. An English card is stored as its text writes it, without
+    // accents (its vocabulary is the letters a to z: a stored `café` was counted 0 times, `cafe`
+    // 99); another language keeps them (`text::Language::card_key`).
     let language = crate::language(build)?;
-    let mut stored_as: std::collections::HashMap<String, String> = Default::default();
     for file in &files {
         // The same file named twice (`pipeline/terms.txt,./pipeline/terms.txt`) is one list.
         if !read.insert(file.canonicalize().unwrap_or_else(|_| file.clone())) {
             continue;
         }
-        let listed = inputs::read_terms(file)?;
+        let listed: Vec<String> = inputs::read_terms(file)?
+            .iter()
+            .map(|t| language.card_key(t))
+            .collect();
         if listed.is_empty() {
             anyhow::bail!("{}: no card word in this file", file.display());
         }
@@ -40,19 +44,11 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
             );
         }
         let mut once = std::collections::HashSet::new();
-        let mut words = Vec::new();
-        for t in listed {
-            let card = stored_as
-                .entry(language.card_key(&t))
-                .or_insert_with(|| {
-                    terms.push(t.clone());
-                    t
-                })
-                .clone();
-            if once.insert(card.clone()) {
-                words.push(card);
-            }
-        }
+        let words: Vec<String> = listed
+            .into_iter()
+            .filter(|t| once.insert(t.clone()))
+            .collect();
+        terms.extend(words.iter().filter(|t| seen.insert(t.to_string())).cloned());
         lists.push((name, words));
     }
     let file = files

@@ -153,7 +153,8 @@ pub struct KnowledgeCache {
     typed: OnceLock<Option<Arc<TypedCards>>>,
     /// The card words with a stored row, sorted.
     stored: OnceLock<Arc<Vec<String>>>,
-    /// Each stored card by its [`text::Language::card_key`] (`pokemon` → a pack's `pokémon`).
+    /// Each stored card by its [`text::Language::card_key`] (`cafe` → a `café` an earlier
+    /// build stored).
     stored_keys: OnceLock<Arc<HashMap<String, String>>>,
     /// Whether any vocabulary word can be a card ([`StoreKnowledge::any_word`]): asked of every
     /// word of a pasted list, so read once (four `meta` reads a word made a 100,000-word pack
@@ -276,7 +277,7 @@ impl<'s> StoreKnowledge<'s> {
     }
 
     /// The card `card` is played as: the stored card it is with or without accents, in an
-    /// English database (`pokemon` → a pack's stored `pokémon`; `café` → `cafe`); a word typed
+    /// English database (`café` → `cafe`; `cafe` → a `café` an earlier build stored); a word typed
     /// with accents that the database scores as the word without them, that word (`crème
     /// brûlée` → `creme brulee`); any other card, itself. Two cards played as one are one card
     /// on a board. A database whose words keep their accents (`schön` a card of its own) plays

@@ -294,6 +294,13 @@ const play = {
     await this.move('pass', {}, () => 'You passed; blue played.');
   },
 
+  // The game `g` after a move, on the page; once it is over, the URL names no seed.
+  show(g) {
+    this.game = g;
+    if (g.status !== 'playing') seedInUrl(null);
+    this.render();
+  },
+
   // Whether the page still shows game `id` as it did at `epoch` (a deal in flight when a card
   // of the old board was clicked raised the epoch before the click).
   shows(epoch, id) {
@@ -312,10 +319,8 @@ const play = {
       const g = await api(`/api/game/${encodeURIComponent(id)}/${action}`, body);
       if (!this.shows(epoch, id)) return;
       const status = said(g);
-      this.game = g;
-      if (g.status !== 'playing') seedInUrl(null);
+      this.show(g);
       this.setStatus(status);
-      this.render();
     } catch (err) {
       if (!this.shows(epoch, id)) return;
       if (err.status === 404) {
@@ -327,7 +332,7 @@ const play = {
       if (err.status === 409) {
         try {
           const g = await api(`/api/game/${encodeURIComponent(id)}`);
-          if (this.shows(epoch, id)) { this.game = g; this.render(); }
+          if (this.shows(epoch, id)) this.show(g);
         } catch (_) { /* the message above stands */ }
       }
     } finally {

@@ -308,7 +308,7 @@ fn a_word_typed_with_accents_is_the_vocabularys_word_without_them() {
         "{}",
         played.stderr
     );
-    // A card a pack stored with its accents (`pokémon`; here `piano` renamed `piàno` in a copy)
+    // A card an earlier build stored with its accents (here `piano` renamed `piàno` in a copy)
     // is the same card typed without them, though that is a vocabulary word of its own.
     let copy = dir.path().join("accented.sqlite");
     std::fs::copy(db(), &copy).unwrap();
