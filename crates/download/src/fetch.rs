@@ -751,28 +751,31 @@ fn parse_content_range(v: &str) -> Option<(u64, Option<u64>)> {
     Some((start, total.trim().parse().ok()))
 }
 
-/// An error with its causes (reqwest's own message is often just "error sending request").
 /// Whether a connection was refused (somewhere in the error's causes).
 fn is_refused(e: &(dyn std::error::Error + 'static)) -> bool {
-    let mut cause = Some(e);
-    while let Some(c) = cause {
-        if c.downcast_ref::<io::Error>()
+    any_cause(e, |c| {
+        c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::ConnectionRefused)
-        {
-            return true;
-        }
-        cause = c.source();
-    }
-    false
+    })
 }
 
 /// Whether the request failed resolving the host's name (hyper's connector says `dns error`;
 /// getaddrinfo, "failed to lookup address information").
 fn is_unresolved(e: &(dyn std::error::Error + 'static)) -> bool {
+    any_cause(e, |c| {
+        let said = c.to_string();
+        said.starts_with("dns error") || said.contains("failed to lookup address")
+    })
+}
+
+/// Whether `e` or an error under it (its `source`s) is one `is` knows.
+fn any_cause(
+    e: &(dyn std::error::Error + 'static),
+    is: impl Fn(&(dyn std::error::Error + 'static)) -> bool,
+) -> bool {
     let mut cause = Some(e);
     while let Some(c) = cause {
-        let said = c.to_string();
-        if said.starts_with("dns error") || said.contains("failed to lookup address") {
+        if is(c) {
             return true;
         }
         cause = c.source();
@@ -780,6 +783,7 @@ fn is_unresolved(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
+/// An error with its causes (reqwest's own message is often just "error sending request").
 fn describe(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut source = e.source();
