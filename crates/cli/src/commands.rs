@@ -543,6 +543,19 @@ pub fn read(a: ReadArgs) -> Result<()> {
     Ok(())
 }
 
+/// A `meta` key or value as one field of `info`'s tab-separated line: a tab or a line break in
+/// it (an older build's `term_pages.missing_supplements` held tabs) is written as `\t`, `\n`.
+fn one_field(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(['\t', '\n', '\r']) {
+        s.replace('\t', "\\t")
+            .replace('\n', "\\n")
+            .replace('\r', "\\r")
+            .into()
+    } else {
+        s.into()
+    }
+}
+
 pub fn info(db: &Path) -> Result<()> {
     let mut out = crate::out::stdout();
     // `info` is how one looks at a database this clue-db will not read (another schema
@@ -555,7 +568,7 @@ pub fn info(db: &Path) -> Result<()> {
     let ours = store::SCHEMA_VERSION.to_string();
     if version.is_some() && version.as_deref() != Some(ours.as_str()) {
         for (k, v) in &meta {
-            writeln!(out, "{k}\t{v}")?;
+            writeln!(out, "{}\t{}", one_field(k), one_field(v))?;
         }
         let v = version.unwrap_or_default();
         let why = format!(
@@ -571,7 +584,7 @@ pub fn info(db: &Path) -> Result<()> {
     }
     let store = Store::open(db)?;
     for (k, v) in &meta {
-        writeln!(out, "{k}\t{v}")?;
+        writeln!(out, "{}\t{}", one_field(k), one_field(v))?;
     }
     let missing = store.missing_required_tables()?;
     if !missing.is_empty() {
@@ -618,4 +631,20 @@ fn lacks_tables(missing: &[String]) -> String {
         missing.len(),
         missing.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_field;
+
+    /// A value with a tab once printed as three fields on `info`'s line.
+    #[test]
+    fn a_meta_value_is_one_field_of_infos_line() {
+        assert_eq!(
+            one_field("bell\tBell (instrument)"),
+            "bell\\tBell (instrument)"
+        );
+        assert_eq!(one_field("a\nb\rc"), "a\\nb\\rc");
+        assert_eq!(one_field("plain value"), "plain value");
+    }
 }

@@ -7,9 +7,7 @@ use query::answer;
 use query::board_model::BoardModel;
 use query::game::{self, PlayParams, Request, Strategy, StrategyKind};
 use query::guesser::{Guesser, OwnGuesser};
-use query::store_knowledge::{
-    StoreKnowledge, StoreLexicon, normalize_word, parse_assassin, parse_list,
-};
+use query::store_knowledge::{StoreKnowledge, StoreLexicon, parse_assassin, parse_list};
 use query::strategy::{Margins, Ranking};
 use query::vectors::{VectorGuesser, WordVectors};
 use std::io::Write;
@@ -94,7 +92,7 @@ pub struct GuessArgs {
     /// relatedness's clue words and the cards are ranked by their page scores (links and counts
     /// in Wikipedia pages, 0 to 1); otherwise the cards are ranked by relatedness, best first,
     /// up to --count. A card the database does not know is never guessed.
-    #[arg(long, default_value_t = 0.01, value_parser = in_range(query::request::FLOOR))]
+    #[arg(long, default_value_t = query::guesser::GuessParams::default().floor, value_parser = in_range(query::request::FLOOR))]
     floor: f64,
     /// Print the JSON answer: {"clue", "guesses": [{"word", "score"}, …], "warnings"} (what
     /// the server's /api/guess answers).
@@ -226,10 +224,10 @@ pub fn named_list(
     inputs: &std::path::Path,
     data: &std::path::Path,
 ) -> Result<Option<(String, Vec<String>)>> {
-    let name = name.trim().to_lowercase();
-    if let Some((n, words)) = stored.iter().find(|(n, _)| *n == name) {
-        return Ok(Some((n.clone(), words.clone())));
+    if let Some(found) = query::deck::find_list(stored, name) {
+        return Ok(Some(found.clone()));
     }
+    let name = name.trim().to_lowercase();
     if !pipeline::WORD_LISTS.contains(&name.as_str()) {
         return Ok(None);
     }
@@ -528,19 +526,9 @@ fn plain(word: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The clue typed (`explain CLUE`, `guess --clue`), normalised: one word of letters, at most
-/// [`query::SHOWN_CHARS`] characters as the API takes it (no clue word is longer, and a longer
-/// one would be echoed in every line).
+/// The clue typed (`explain CLUE`, `guess --clue`): [`query::request::clue_word`].
 fn clue_arg(raw: &str) -> Result<String> {
-    let clue = normalize_word(raw);
-    if clue.chars().count() > query::SHOWN_CHARS || !query::legality::is_word(&clue) {
-        bail!(
-            "{} is not a clue: a clue is one word of letters, at most {} of them",
-            query::shown(raw),
-            query::SHOWN_CHARS
-        );
-    }
-    Ok(clue)
+    Ok(query::request::clue_word(raw)?)
 }
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
@@ -1103,10 +1091,12 @@ impl Progress {
         }
         let message = crate::out::escape(&format!("{strategy} with {guesser}")).into_owned();
         match &self.bar {
+            // The name first: a draw between the calls showed the last pair's name with the
+            // next pair's count.
             Some(bar) => {
+                bar.set_message(message);
                 bar.set_length(games as u64);
                 bar.set_position(done as u64);
-                bar.set_message(message);
             }
             None => {
                 let style = indicatif::ProgressStyle::with_template(

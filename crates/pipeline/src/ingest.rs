@@ -344,13 +344,18 @@ pub(crate) fn store_pages_with(
     }
     build.commit()?;
     pb.finish_and_clear();
-    // Several files add up (`--format xml a.xml b.xml`).
-    let before: u64 = build
-        .meta("ingest.duplicates")?
-        .and_then(|d| d.parse().ok())
-        .unwrap_or(0);
+    // Several files add up (`--format xml a.xml b.xml`), and so do several corpora.
+    let before = self::duplicates(build)?;
     build.set_meta("ingest.duplicates", &(before + duplicates).to_string())?;
     Ok(stored + duplicates)
+}
+
+/// The pages every ingest so far left out as duplicates (`ingest.duplicates`).
+fn duplicates(build: &Build) -> Result<u64> {
+    Ok(build
+        .meta("ingest.duplicates")?
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0))
 }
 
 /// Reads one SQL dump to the end with the reader of its table ([`sql_table`]) and returns its
@@ -629,9 +634,17 @@ pub fn run(build: &Build, req: &Request) -> Result<Report> {
     // Wikispeedia's 119,882 links as its own); the first records the database's (an API ingest
     // resumed goes on counting).
     let before = if req.meta_stage == "ingest" {
-        [0; 5]
+        [0; 6]
     } else {
-        build.ingest_counts()?
+        let [pages, redirects, disambiguations, links, texts] = build.ingest_counts()?;
+        [
+            pages,
+            redirects,
+            disambiguations,
+            links,
+            texts,
+            duplicates(build)?,
+        ]
     };
     let progress = Progress::default();
     let total = total_size(&req.paths);
@@ -742,13 +755,14 @@ fn refuse_empty(build: &Build, req: &Request, report: Report) -> Result<Report> 
 }
 
 /// Resolves the staged links and records the ingest in `meta`: its counts less `before` (what
-/// the corpora before this one stored; the report keeps the database's totals).
+/// the corpora before this one stored, and the duplicates they left out; the report keeps the
+/// database's totals).
 fn finish_ingest(
     build: &Build,
     req: &Request,
     progress: &Progress,
     start: Instant,
-    before: [u64; 5],
+    before: [u64; 6],
 ) -> Result<Report> {
     // An API ingest may be resumed: links to pages not fetched yet wait for them.
     let links = if req.format == Format::Api {
@@ -763,10 +777,7 @@ fn finish_ingest(
         disambiguations,
         links: stored_links,
         texts,
-        duplicates: build
-            .meta("ingest.duplicates")?
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(0),
+        duplicates: duplicates(build)?,
         links_unresolved: links.unresolved,
         links_via_redirect: links.via_redirect,
     };
@@ -788,6 +799,7 @@ fn finish_ingest(
             ("links_via_redirect", links.via_redirect.to_string()),
             ("link_targets_missing", links.missing_targets.to_string()),
             ("texts", added(4, texts)),
+            ("duplicates", added(5, report.duplicates)),
             ("bytes_read", progress.disk().to_string()),
             ("bytes_decoded", progress.decoded().to_string()),
             ("seconds", format!("{:.3}", start.elapsed().as_secs_f64())),

@@ -1,5 +1,5 @@
 //! Stage `pagerank`: PageRank of every article over the resolved links (crate `rank`), stored in
-//! `pages.pagerank`, scaled so that the mean article has rank 1. Redirects get none.
+//! `pages.pagerank`, scaled so that the mean page that is not a redirect (of any namespace) has rank 1. Redirects get none.
 
 use crate::{progress, record};
 use anyhow::Result;
@@ -73,7 +73,7 @@ pub fn run(build: &Build, params: &Params) -> Result<()> {
             ("edges", graph.edges().to_string()),
             ("iteration_seconds", format!("{seconds:.4}")),
             ("edges_per_second", format!("{edges_per_sec:.0}")),
-            ("scale", "mean article = 1".into()),
+            ("scale", "mean page (not a redirect) = 1".into()),
         ],
     )
 }

@@ -613,6 +613,9 @@ fn write(
     Ok(kept.len())
 }
 
+/// Runs the stage: every listed card word against every clue word of the articles' text,
+/// written with its evidence and the vectors of any word as a card, then the `inflections`
+/// table and the figures in `meta`. Fails without card words or clue words.
 pub fn run(build: &Build, p: &Params) -> Result<()> {
     p.check().map_err(anyhow::Error::msg)?;
     let reader = build.reader();

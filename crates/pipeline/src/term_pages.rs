@@ -189,7 +189,8 @@ pub fn run(build: &Build, config: &Config) -> Result<()> {
     for (t, list) in &supplements {
         for title in list {
             if titles.resolve(title).is_none() {
-                missing_supplements.push(format!("{t}\t{title}"));
+                // Not a tab: `clue-db info` prints `meta` as tab-separated lines.
+                missing_supplements.push(format!("{t} -> {title}"));
             }
         }
     }

@@ -346,4 +346,21 @@ fn a_corpus_added_to_another_records_its_own_pages_and_links() {
         (all.pages - first.pages).to_string()
     );
     assert!(all.pages > first.pages, "the report keeps the totals");
+    assert_eq!(meta("ingest.docs.duplicates"), "0");
+    // A third corpus holding the second's 30 titles and 5 more: its own duplicates are the 30,
+    // the database's all it left out.
+    let more = dir.path().join("more.txt");
+    let docs = text_of(&extractor_docs(35)).replace("title=\"", "title=\"Other ");
+    std::fs::write(&more, docs).unwrap();
+    let third = Request {
+        id_offset: 2 * pipeline::ingest::SOURCE_ID_STRIDE,
+        meta_stage: "ingest.more".to_string(),
+        ..Request::files(Format::Extractor, vec![more])
+    };
+    let total = run(&build, &third).unwrap();
+    assert_eq!(meta("ingest.more.duplicates"), "30");
+    assert_eq!(meta("ingest.more.pages"), "5");
+    assert_eq!(meta("ingest.docs.duplicates"), "0");
+    assert_eq!(total.duplicates, first.duplicates + 30);
+    assert_eq!(meta("ingest.duplicates"), total.duplicates.to_string());
 }

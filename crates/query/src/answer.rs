@@ -173,6 +173,7 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
     };
     let (given, ignored) = given_clues(&req.given);
     warnings.extend(ignored);
+    warnings.extend(given_unknown(k, &given, &opts.strategy)?);
     let req = &Request {
         given,
         ..req.clone()
@@ -212,7 +213,7 @@ pub fn given_clues(given: &[String]) -> (Vec<String>, Vec<String>) {
     let mut kept = Vec::new();
     let mut warnings = Vec::new();
     for g in given {
-        if g.chars().count() <= crate::SHOWN_CHARS && crate::legality::is_word(g) {
+        if crate::request::is_clue_shape(g) {
             kept.push(g.clone());
         } else {
             warnings.push(format!(
@@ -222,6 +223,40 @@ pub fn given_clues(given: &[String]) -> (Vec<String>, Vec<String>) {
         }
     }
     (kept, warnings)
+}
+
+/// A warning for each given clue the relatedness strategies' vocabulary does not hold, with
+/// the closest words it does: such a clue could never be suggested, so a slip in the game's
+/// history (`monarh` for `monarch`) would let the clue meant come back unnoticed. The other
+/// strategies draw their clues from pages and are not checked.
+fn given_unknown(
+    k: &StoreKnowledge,
+    given: &[String],
+    strategy: &StrategyKind,
+) -> Result<Vec<String>> {
+    if given.is_empty()
+        || !matches!(
+            strategy,
+            StrategyKind::Relatedness(_) | StrategyKind::Setnet(_)
+        )
+    {
+        return Ok(Vec::new());
+    }
+    let words = k.clue_words()?;
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(given
+        .iter()
+        .filter(|g| words.id(g).is_none())
+        .map(|g| {
+            format!(
+                "given {} is no clue word the database knows, so it changes nothing (closest: {})",
+                crate::shown(g),
+                closest(g, &words.words, 3).join(", ")
+            )
+        })
+        .collect())
 }
 
 /// What a guesser is told: the clue (normalised), its number (0: no limit), the unrevealed

@@ -19,6 +19,16 @@ const SHOWN_UNKNOWN: usize = 20;
 /// What a deck is called when the database stored no list: every card word with a stored row.
 pub const STORED_CARDS: &str = "the stored card words";
 
+/// The list called `name` among `lists`: names are matched trimmed and in any case
+/// (`--words Duet`, `{"list": " duet "}`), the same way by every front end.
+pub fn find_list<'l>(
+    lists: impl IntoIterator<Item = &'l (String, Vec<String>)>,
+    name: &str,
+) -> Option<&'l (String, Vec<String>)> {
+    let name = name.trim().to_lowercase();
+    lists.into_iter().find(|(n, _)| *n == name)
+}
+
 /// The deck when none is named: the stored [`DEFAULT_LIST`], or, in a database built without
 /// it (another game's list, or before lists were stored), every card word with a stored row
 /// (the covered terms, without relatedness).

@@ -123,6 +123,54 @@ impl Board {
         card.revealed = true;
         Some(card.role)
     }
+
+    /// Whether red's game is over once it revealed a card of `role`: the assassin, red's last
+    /// card, or blue's last. The one rule of `play`, `eval` and the server's games.
+    pub fn ending_after(&self, role: Role) -> Option<Ending> {
+        if role == Role::Assassin {
+            Some(Ending::Assassin)
+        } else if self.remaining(Role::Red) == 0 {
+            Some(Ending::AllFound)
+        } else if self.remaining(Role::Blue) == 0 {
+            Some(Ending::OpponentFound)
+        } else {
+            None
+        }
+    }
+}
+
+/// How a game ended ([`Board::ending_after`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Red revealed the assassin: lost.
+    Assassin,
+    /// Red's 9 cards are revealed: won.
+    AllFound,
+    /// Blue's 8 cards are revealed: lost.
+    OpponentFound,
+}
+
+/// The opponent that plays with `play --opponent` and in the server's games: after each red
+/// turn, blue reveals one of its own cards, chosen by a generator seeded from the game's seed,
+/// so that a seed replays the same game in either.
+#[derive(Debug, Clone)]
+pub struct Opponent(SplitMix64);
+
+impl Opponent {
+    pub fn new(game_seed: u64) -> Opponent {
+        Opponent(SplitMix64::new(game_seed ^ 0x6f70_706f_6e65_6e74))
+    }
+
+    /// Reveals one of blue's unrevealed cards on `board` and returns its index; `None` when
+    /// blue has none left.
+    pub fn reveal(&mut self, board: &mut Board) -> Option<usize> {
+        let blue: Vec<usize> = (0..board.cards.len())
+            .filter(|&i| !board.cards[i].revealed && board.cards[i].role == Role::Blue)
+            .collect();
+        let i = *blue.get(self.0.below(blue.len()))?;
+        board.cards[i].revealed = true;
+        Some(i)
+    }
 }
 
 /// Game parameters.
@@ -271,7 +319,7 @@ pub fn play_observed(
         correct: 0,
         incorrect: 0,
     };
-    let mut opponent = SplitMix64::new(seed ^ 0x6f70_706f_6e65_6e74);
+    let mut opponent = Opponent::new(seed);
     let mut given: Vec<String> = Vec::new();
     'game: while record.turns.len() < params.max_turns {
         let mut req = board.request_for(Role::Red);
@@ -305,19 +353,9 @@ pub fn play_observed(
                 } else {
                     record.incorrect += 1;
                 }
-                if role == Role::Assassin {
-                    record.assassin = true;
-                    on_turn(&before, &turn, &others)?;
-                    record.turns.push(turn);
-                    break 'game;
-                }
-                if board.remaining(Role::Red) == 0 {
-                    record.won = true;
-                    on_turn(&before, &turn, &others)?;
-                    record.turns.push(turn);
-                    break 'game;
-                }
-                if board.remaining(Role::Blue) == 0 {
+                if let Some(ending) = board.ending_after(role) {
+                    record.assassin = ending == Ending::Assassin;
+                    record.won = ending == Ending::AllFound;
                     on_turn(&before, &turn, &others)?;
                     record.turns.push(turn);
                     break 'game;
@@ -329,16 +367,9 @@ pub fn play_observed(
         }
         if params.opponent {
             // Blue's turn: one of its cards.
-            let blue: Vec<String> = board
-                .cards
-                .iter()
-                .filter(|c| !c.revealed && c.role == Role::Blue)
-                .map(|c| c.word.clone())
-                .collect();
-            if let Some(pick) = blue.get(opponent.below(blue.len())) {
-                board.reveal(pick);
-                turn.opponent = Some(pick.clone());
-            }
+            turn.opponent = opponent
+                .reveal(&mut board)
+                .map(|i| board.cards[i].word.clone());
         }
         on_turn(&before, &turn, &others)?;
         record.turns.push(turn);

@@ -117,6 +117,27 @@ pub fn card_word(raw: &str, list: &str) -> Result<String, crate::answer::BoardEr
     Ok(w)
 }
 
+/// Whether `w` (normalised) has the shape of a clue: one word of letters
+/// ([`crate::legality::is_word`]), at most [`crate::SHOWN_CHARS`] of them (no clue word is
+/// longer, and a longer one would be echoed in every message).
+pub fn is_clue_shape(w: &str) -> bool {
+    w.chars().count() <= crate::SHOWN_CHARS && crate::legality::is_word(w)
+}
+
+/// A clue as typed (`explain CLUE`, `guess --clue`, the API's `clue`), normalised; one that
+/// has not the shape of a clue ([`is_clue_shape`]) is refused, for every front end alike.
+pub fn clue_word(raw: &str) -> Result<String, crate::answer::BoardError> {
+    let clue = crate::store_knowledge::normalize_word(raw);
+    if !is_clue_shape(&clue) {
+        return Err(crate::answer::BoardError(format!(
+            "{} is not a clue: a clue is one word of letters, at most {} of them",
+            crate::shown(raw),
+            crate::SHOWN_CHARS
+        )));
+    }
+    Ok(clue)
+}
+
 /// One clue: the word, its number, the cards it is meant for, and the strategy's score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Suggestion {
@@ -218,6 +239,23 @@ impl Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One rule for the command line's `explain CLUE` and the API's `clue`: normalised, one word
+    /// of letters, at most 64 of them, a long one named by its start and length.
+    #[test]
+    fn a_clue_is_one_word_of_letters_for_every_front_end() {
+        assert_eq!(clue_word(" Monarch ").unwrap(), "monarch");
+        for bad in ["ice cream", "r2d2", "", "a"] {
+            let e = clue_word(bad).unwrap_err().0;
+            assert!(
+                e.contains("is not a clue: a clue is one word of letters, at most 64"),
+                "{e}"
+            );
+        }
+        assert!(clue_word(&"x".repeat(64)).is_ok());
+        let e = clue_word(&"x".repeat(65)).unwrap_err().0;
+        assert!(e.contains("(65 characters)") && e.len() < 200, "{e}");
+    }
 
     #[test]
     fn an_empty_card_is_refused_naming_its_list() {

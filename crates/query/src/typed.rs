@@ -101,21 +101,19 @@ impl TypedCards {
         let Some(mix) = StoredMix::read(store)? else {
             return Ok(None);
         };
-        let Some((dims, values)) = store.clue_vectors().context("reading table clue_vectors")?
-        else {
+        let Some(vectors) = store.clue_vectors().context("reading table clue_vectors")? else {
             return Ok(None);
         };
-        let d = dims.max(1);
-        let parts = values
-            .par_chunks(PART * d)
-            .map(|part| setnet::bf16::BlockedBf16::from_rows(part, d))
+        let (d, n) = (vectors.dims.max(1), vectors.n);
+        // Each part in f32 only while it is blocked.
+        let parts = (0..n.div_ceil(PART))
+            .into_par_iter()
+            .map(|p| {
+                let rows = vectors.rows(p * PART..(p + 1) * PART);
+                setnet::bf16::BlockedBf16::from_rows(&rows, d)
+            })
             .collect();
-        Ok(Some(TypedCards {
-            parts,
-            n: values.len() / d,
-            d,
-            mix,
-        }))
+        Ok(Some(TypedCards { parts, n, d, mix }))
     }
 
     /// The cosine of clue words `a` and `b`'s joined vectors, of their values in bfloat16 as a

@@ -432,6 +432,8 @@ pub struct Scale {
 }
 
 impl Scale {
+    /// The mean and standard deviation of `values` (over `n`, not `n − 1`); the deviation is at
+    /// least `1e-9`, so that [`Scale::z`] never divides by zero.
     pub fn of(values: &[f32]) -> Scale {
         let n = values.len().max(1) as f64;
         let mean = values.iter().map(|&x| x as f64).sum::<f64>() / n;
@@ -445,6 +447,7 @@ impl Scale {
             std: (var.sqrt() as f32).max(1e-9),
         }
     }
+    /// `x` in standard deviations from the mean.
     pub fn z(&self, x: f32) -> f32 {
         (x - self.mean) / self.std
     }
@@ -608,6 +611,8 @@ pub struct ReadingScales {
 }
 
 impl ReadingScales {
+    /// The scales over all pairs of the shrunk PPMI (by each pair's `meetings`), the cosine
+    /// and their half-and-half mix.
     pub fn of(ppmi: &[f32], cosine: &[f32], meetings: &[u32]) -> ReadingScales {
         let shrunk: Vec<f32> = ppmi
             .iter()
@@ -649,7 +654,8 @@ fn risk(score: &[f32], cards: usize, nc: usize) -> Vec<f32> {
         .collect()
 }
 
-/// The `q` quantile of `values` (nearest rank); 0 for none.
+/// The `q` quantile of `values`: sorted, the value at index `round((n − 1)·q)`, without
+/// interpolation; 0 for none. Sorts `values` in place.
 pub fn quantile(values: &mut [f32], q: f64) -> f32 {
     if values.is_empty() {
         return 0.0;
@@ -677,6 +683,9 @@ impl Relatedness {
         raised
     }
 
+    /// Every card word of `vocab` against every clue word: first-order PPMI from `m`, the
+    /// cosine of the rows of `vecs`, the meetings in `cooc`, mixed by `p`'s weights and
+    /// standardised; with each clue's risk and the guesser's reading.
     pub fn compute(vocab: &Vocab, cooc: &Cooc, m: &Mat, vecs: &Mat, p: &Params) -> Relatedness {
         let clues = vocab.clue_ids();
         let cards = vocab.cards.clone();

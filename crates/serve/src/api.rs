@@ -20,7 +20,6 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use query::game::{Answer, Role};
-use query::legality::is_word;
 use query::store_knowledge::normalize_word;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -37,7 +36,7 @@ pub const MAX_BODY: usize = 16 * 1024;
 pub const MAX_WORDS: usize = 25;
 /// The longest card word or clue accepted, in characters; also the most characters of a word a
 /// message echoes.
-pub const MAX_WORD_CHARS: usize = 64;
+pub const MAX_WORD_CHARS: usize = query::SHOWN_CHARS;
 /// The most suggestions `/api/suggest` returns, as `clue-db suggest --top`.
 pub const MAX_TOP: usize = query::request::TOP.hi;
 
@@ -469,16 +468,9 @@ fn card_words(raw: &[String], field: &str) -> ApiResult<Vec<String>> {
     raw.iter().map(|w| card_word(w, field)).collect()
 }
 
-/// A clue as sent: one lower-case word of letters.
+/// A clue as sent: [`query::request::clue_word`], a 400 otherwise.
 fn clue_word(raw: &str) -> ApiResult<String> {
-    let c = normalize_word(raw);
-    if c.chars().count() > MAX_WORD_CHARS || !is_word(&c) {
-        return Err(ApiError::bad(format!(
-            "{} is not a clue: a clue is one word of letters",
-            shown(raw)
-        )));
-    }
-    Ok(c)
+    query::request::clue_word(raw).map_err(|e| ApiError::bad(e.0))
 }
 
 /// 422 naming every word the database cannot score as a card (no stored row, and no word of
@@ -655,7 +647,9 @@ async fn guess(
     let count = query::request::COUNT
         .check(b.count)
         .map_err(|e| ApiError::bad(format!("count {}: {e}", b.count)))?;
-    let floor = b.floor.unwrap_or(0.01);
+    let floor = b
+        .floor
+        .unwrap_or(query::guesser::GuessParams::default().floor);
     query::request::FLOOR
         .check(floor)
         .map_err(|e| ApiError::bad(format!("floor {floor}: {e}")))?;
@@ -703,20 +697,18 @@ fn deck(lists: &[&(String, Vec<String>)], words: Option<Words>) -> ApiResult<Opt
             .iter()
             .find(|(n, _)| n == query::deck::DEFAULT_LIST)
             .map(|(_, w)| w.clone())),
-        Some(Words::List(name)) => {
-            match lists.iter().find(|(n, _)| *n == name.trim().to_lowercase()) {
-                Some((_, words)) => Ok(Some(words.clone())),
-                None => Err(ApiError::bad(format!(
-                    "no word list {} here (lists: {})",
-                    shown(&name),
-                    lists
-                        .iter()
-                        .map(|(n, _)| n.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))),
-            }
-        }
+        Some(Words::List(name)) => match query::deck::find_list(lists.iter().copied(), &name) {
+            Some((_, words)) => Ok(Some(words.clone())),
+            None => Err(ApiError::bad(format!(
+                "no word list {} here (lists: {})",
+                shown(&name),
+                lists
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        },
         Some(Words::Words(raw)) => {
             if raw.len() > MAX_LIST_WORDS {
                 return Err(ApiError::bad(format!(

@@ -374,11 +374,6 @@ impl Db<'_> {
         self.knowledge().any_word()
     }
 
-    /// The words an unknown one is compared with ([`StoreKnowledge::card_vocabulary`]).
-    pub fn card_vocabulary(&self) -> Result<Vec<String>> {
-        self.knowledge().card_vocabulary()
-    }
-
     /// The seeded 9/8/7/1 board `clue-db play --seed` deals for `strategy`: drawn from
     /// `words` (a list by name or a pasted one), or from the default deck, each card one the
     /// strategy can score ([`query::deck::playable`]), with the warnings and notes `play`

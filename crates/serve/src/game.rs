@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use query::game::{Board, Role, SplitMix64, Suggestion};
+use query::game::{Board, Ending, Opponent, Role, SplitMix64, Suggestion};
 use serde::Serialize;
 
 /// Where a game stands.
@@ -111,7 +111,7 @@ pub struct Game {
     by: Vec<Option<By>>,
     turns: Vec<TurnRecord>,
     current: Option<Current>,
-    opponent: SplitMix64,
+    opponent: Opponent,
     status: Status,
     reason: Option<EndReason>,
 }
@@ -139,7 +139,7 @@ impl Game {
             turns: Vec::new(),
             current: None,
             // The opponent's choices are seeded like `clue-db play`'s.
-            opponent: SplitMix64::new(seed ^ 0x6f70_706f_6e65_6e74),
+            opponent: Opponent::new(seed),
             status: Status::Playing,
             reason: None,
         }
@@ -156,15 +156,14 @@ impl Game {
 
     /// Red's spymaster's view: unrevealed cards by role, and the clues already given.
     pub fn spymaster_view(&self) -> SpymasterView {
-        let mut v = SpymasterView::default();
-        for c in self.board.cards.iter().filter(|c| !c.revealed) {
-            match c.role {
-                Role::Red => v.pos.push(c.word.clone()),
-                Role::Blue => v.neg.push(c.word.clone()),
-                Role::Bystander => v.neutral.push(c.word.clone()),
-                Role::Assassin => v.assassin = Some(c.word.clone()),
-            }
-        }
+        let req = self.board.request_for(Role::Red);
+        let mut v = SpymasterView {
+            pos: req.pos,
+            neg: req.neg,
+            neutral: req.neutral,
+            assassin: req.assassin,
+            given: Vec::new(),
+        };
         v.given = self
             .turns
             .iter()
@@ -214,12 +213,12 @@ impl Game {
             role,
         });
         let left = cur.guesses_left;
-        if role == Role::Assassin {
-            self.finish(Status::Lost, EndReason::Assassin);
-        } else if self.board.remaining(Role::Red) == 0 {
-            self.finish(Status::Won, EndReason::AllFound);
-        } else if self.board.remaining(Role::Blue) == 0 {
-            self.finish(Status::Lost, EndReason::OpponentFound);
+        if let Some(ending) = self.board.ending_after(role) {
+            match ending {
+                Ending::Assassin => self.finish(Status::Lost, EndReason::Assassin),
+                Ending::AllFound => self.finish(Status::Won, EndReason::AllFound),
+                Ending::OpponentFound => self.finish(Status::Lost, EndReason::OpponentFound),
+            }
         } else if role != Role::Red {
             self.end_turn(TurnEnd::WrongCard);
         } else if left == 0 {
@@ -258,14 +257,7 @@ impl Game {
             ended,
         };
         if self.status == Status::Playing {
-            let blue: Vec<usize> = (0..self.board.cards.len())
-                .filter(|&i| {
-                    let c = &self.board.cards[i];
-                    !c.revealed && c.role == Role::Blue
-                })
-                .collect();
-            if let Some(&i) = blue.get(self.opponent.below(blue.len())) {
-                self.board.cards[i].revealed = true;
+            if let Some(i) = self.opponent.reveal(&mut self.board) {
                 self.by[i] = Some(By::Opponent);
                 record.opponent = Some(self.board.cards[i].word.clone());
             }

@@ -161,7 +161,7 @@ window.addEventListener('resize', () => {
 });
 
 // Arrow keys move between the cards of a grid, as wide as it is drawn (five; two for assist
-// mode on a phone).
+// mode on a phone); in assist mode's words, Left and Right at a word's edge only.
 function gridKeys(grid, selector) {
   grid.addEventListener('keydown', (ev) => {
     const wide = getComputedStyle(grid).gridTemplateColumns.split(' ').filter(Boolean).length || 5;
@@ -170,8 +170,10 @@ function gridKeys(grid, selector) {
     const cards = [...grid.querySelectorAll(selector)];
     const i = cards.indexOf(document.activeElement);
     if (i < 0) return;
-    // In a word being typed, Left and Right move the caret, and leave the card at its edge.
+    // In a word being typed, Left and Right move the caret, and leave the card at its edge;
+    // Up and Down belong to the word's suggestions (its datalist), as in any such field.
     const a = document.activeElement;
+    if (a.tagName === 'INPUT' && a.hasAttribute('list') && (ev.key === 'ArrowUp' || ev.key === 'ArrowDown')) return;
     if (a.tagName === 'INPUT' && a.selectionStart !== null) {
       const atStart = a.selectionStart === 0 && a.selectionEnd === 0;
       const atEnd = a.selectionStart === a.value.length;

@@ -451,6 +451,7 @@ impl Build {
         Ok(())
     }
 
+    /// Commits the transaction [`Build::begin`] opened; an error when none is open.
     pub fn commit(&self) -> Result<()> {
         self.conn.execute_batch("COMMIT")?;
         Ok(())
@@ -727,15 +728,6 @@ impl Store<'_> {
         let mut missing = self.missing_tables()?;
         missing.retain(|t| !OPTIONAL_TABLES.contains(&t.as_str()));
         Ok(missing)
-    }
-
-    /// Every `meta` entry, sorted by key.
-    pub fn all_meta(&self) -> Result<Vec<(String, String)>> {
-        let mut st = self
-            .conn()
-            .prepare_cached("SELECT key, value FROM meta ORDER BY key")?;
-        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
     }
 }
 

@@ -17,7 +17,7 @@ pub use graph::{
 pub use ingest::{KeepInputs, LINKS_KEY, LinkStats, MAX_TITLE_BYTES, NewPage, PAGE_TEXT_KEY};
 pub use pipeline::{ChunkRow, ClueCount, ClueLink, PageRow, ScoreRow};
 pub use read::{Evidence, PageInfo};
-pub use relatedness::{CompanyRow, Meeting, RelatednessIds, RelatednessRow};
+pub use relatedness::{CompanyRow, HalfVectors, Meeting, RelatednessIds, RelatednessRow};
 pub use setnet::{SETNET_TABLE, WeightRow};
 
 /// Bumped whenever a table or column changes meaning; readers check it.

@@ -130,22 +130,6 @@ impl Store<'_> {
         Ok(evidence)
     }
 
-    /// A main-namespace page by exact title.
-    pub fn page_by_title(&self, title: &str) -> Result<Option<PageInfo>> {
-        let mut st = self
-            .conn()
-            .prepare_cached("SELECT id, title, pagerank FROM pages WHERE ns = 0 AND title = ?1")?;
-        Ok(st
-            .query_row([title], |r| {
-                Ok(PageInfo {
-                    id: r.get::<_, i64>(0)? as u64,
-                    title: r.get(1)?,
-                    pagerank: r.get(2)?,
-                })
-            })
-            .optional()?)
-    }
-
     /// The plain text of a page.
     pub fn page_text(&self, id: u64) -> Result<Option<String>> {
         let mut st = self

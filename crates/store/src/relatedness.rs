@@ -1,6 +1,7 @@
-//! The relatedness tables (`clue_words`, `card_words`, `relatedness_by_id` and its view
-//! `relatedness`, `relatedness_vectors`, `relatedness_evidence`): writes of the `relatedness`
-//! stage and reads of the query engine.
+//! The relatedness tables (`clue_words` and its packed copy `clue_words_packed`, `clue_forms`,
+//! `card_words`, `relatedness_by_id` and its view `relatedness`, `relatedness_vectors`,
+//! `relatedness_evidence`, and for any word as a card `clue_vectors` and `clue_company`): writes
+//! of the `relatedness` stage and reads of the query engine.
 
 use crate::{Build, Store};
 use anyhow::{Context, Result, bail};
@@ -32,6 +33,30 @@ pub struct RelatednessIds {
     pub ppmi: f32,
     pub cosine: f32,
     pub cooccurrences: u32,
+}
+
+/// The clue words' vectors as stored in `clue_vectors`: `n` rows of `dims` half-precision
+/// values, read out in f32 a range of rows at a time. A reader that rounds them again (a typed
+/// board's bfloat16 blocks) so never holds all 29 MB in f32: zeroing and filling that took
+/// most of a whole `suggest` with a word no list names.
+#[derive(Debug, Clone)]
+pub struct HalfVectors {
+    pub dims: usize,
+    pub n: usize,
+    halves: Vec<half::f16>,
+}
+
+impl HalfVectors {
+    /// Rows `rows` (clue word ids, clamped to `n`) in f32, one after another.
+    pub fn rows(&self, rows: std::ops::Range<usize>) -> Vec<f32> {
+        let (start, end) = (rows.start.min(self.n), rows.end.min(self.n));
+        let halves = &self.halves[start * self.dims..end.max(start) * self.dims];
+        let mut out = vec![0f32; halves.len()];
+        // In one call: converted with the processor's half-precision instructions where it has
+        // them.
+        half::slice::HalfFloatSliceExt::convert_to_f32_slice(halves, &mut out);
+        out
+    }
 }
 
 /// Where a card word and a clue word meet (`relatedness_evidence`).
@@ -224,6 +249,9 @@ impl Build {
         Ok(())
     }
 
+    /// Stores the page where card word `term` meets clue word `clue` most
+    /// (`relatedness_evidence`): the page, their meetings on it and a sentence where they meet;
+    /// a second row for the pair replaces the first.
     pub fn insert_meeting(
         &self,
         term: &str,
@@ -427,11 +455,11 @@ impl Store<'_> {
             .query_row("SELECT count(*) > 0 FROM clue_vectors", [], |r| r.get(0))?)
     }
 
-    /// The clue words' joined vectors (`clue_vectors`): `(dims, values)`, `dims` values per
-    /// clue word in `clue_words.id` order; `None` for a database built before the table (its
-    /// typed words stay unknown). A blob of the wrong size or a value that is no finite number
-    /// is an error naming the table.
-    pub fn clue_vectors(&self) -> Result<Option<(usize, Vec<f32>)>> {
+    /// The clue words' joined vectors (`clue_vectors`): `dims` values per clue word in
+    /// `clue_words.id` order, in half precision as stored ([`HalfVectors`]); `None` for a
+    /// database built before the table (its typed words stay unknown). A blob of the wrong size
+    /// or a value that is no finite number is an error naming the table.
+    pub fn clue_vectors(&self) -> Result<Option<HalfVectors>> {
         if !self.has_clue_vectors()? {
             return Ok(None);
         }
@@ -456,17 +484,17 @@ impl Store<'_> {
             .chunks_exact(2)
             .map(|b| half::f16::from_le_bytes([b[0], b[1]]))
             .collect();
-        let mut values = vec![0f32; halves.len()];
-        // In one call: converted with the processor's half-precision instructions where it has
-        // them.
-        half::slice::HalfFloatSliceExt::convert_to_f32_slice(halves.as_slice(), &mut values);
-        if let Some(at) = values.iter().position(|x| !x.is_finite()) {
+        if let Some(at) = halves.iter().position(|x| !x.is_finite()) {
             bail!(
                 "clue_vectors: clue word id {} has a value that is no number: {REBUILD}",
                 at / dims as usize
             );
         }
-        Ok(Some((dims as usize, values)))
+        Ok(Some(HalfVectors {
+            dims: dims as usize,
+            n,
+            halves,
+        }))
     }
 
     /// What clue word `id` keeps for being scored as a card (`clue_company`); `None` when the
@@ -852,8 +880,13 @@ mod tests {
         let (_dir, path) = small_with_vectors();
         let store = Store::open(&path).unwrap();
         assert!(store.has_clue_vectors().unwrap());
-        let (dims, v) = store.clue_vectors().unwrap().unwrap();
-        assert_eq!(dims, 2);
+        let vectors = store.clue_vectors().unwrap().unwrap();
+        assert_eq!((vectors.dims, vectors.n), (2, 3));
+        let v = vectors.rows(0..3);
+        assert_eq!(v.len(), 6);
+        // A range of rows, and one past the end clamped.
+        assert_eq!(vectors.rows(1..2), v[2..4]);
+        assert_eq!(vectors.rows(2..9), v[4..6]);
         let want = [1.0, 0.0, 0.6, 0.8, 0.0, -1.0];
         for (a, b) in v.iter().zip(want) {
             assert!((a - b).abs() < 1e-3, "{v:?}");

@@ -194,7 +194,8 @@ impl std::fmt::Debug for Tagger {
     }
 }
 
-/// Per-feature-kind indices into [`WordInfo::affix`] and [`Tagger::suffix`].
+/// Per-feature-kind indices into [`Tagger::suffix`] (a known word's rows of these kinds are
+/// merged into [`WordInfo::own`]).
 const SUF3: usize = 0;
 const SUF2: usize = 1;
 const SUF1: usize = 2;

@@ -245,7 +245,7 @@ fn scores_follow_the_formula() {
         directions,
         ["clue_page", "term_page"].map(String::from).into()
     );
-    // PageRank is scaled so that the mean article has rank 1.
+    // PageRank is scaled so that the mean page that is not a redirect has rank 1.
     let mean: f64 = c
         .query_row(
             "SELECT avg(pagerank) FROM pages WHERE redirect_to IS NULL",
@@ -571,9 +571,10 @@ fn terms_and_term_pages_rerun_alone_stay_consistent() {
 }
 
 /// The `inflections` table holds exactly the pairs the legality rule's inflection test accepts:
-/// judged pair by pair for every form of a listed card word (every one is answered since the
-/// relatedness stage) against every 10th clue (of `scores` and `clue_words`) and every clue the
-/// table names, and through the lexicon that queries use instead of the inflection tables.
+/// judged pair by pair for every form of a listed card word and every 40th other word of
+/// `clue_words` (every one is answered since the relatedness stage) against every 10th clue (of
+/// `scores` and `clue_words`) and every clue the table names, and through the lexicon that
+/// queries use instead of the inflection tables.
 #[test]
 fn the_inflections_table_is_the_rule() {
     use query::legality::Lexicon;
@@ -596,13 +597,17 @@ fn the_inflections_table_is_the_rule() {
     let listed = column(&c, "SELECT term FROM terms ORDER BY term");
     assert_eq!(listed.len(), 400);
     let forms: BTreeSet<String> = listed.iter().flat_map(|t| store::card_forms(t)).collect();
-    // A row of each form for itself marks the forms the table covers: every listed term's.
+    // A row of each form for itself marks the forms the table covers: every listed term's, and
+    // every word of `clue_words` (what a word no list names can be as a card).
+    let vocabulary = column(&c, "SELECT word FROM clue_words ORDER BY id");
     let marked: BTreeSet<String> = table
         .iter()
         .filter(|(f, w)| f == w)
         .map(|(f, _)| f.clone())
         .collect();
-    assert_eq!(marked, forms);
+    let domain: BTreeSet<String> = forms.iter().chain(&vocabulary).cloned().collect();
+    assert_eq!(marked, domain);
+    assert!(vocabulary.iter().any(|w| !forms.contains(w)));
     let clues = column(
         &c,
         "SELECT clue FROM scores UNION SELECT word FROM clue_words ORDER BY 1",
@@ -617,7 +622,12 @@ fn the_inflections_table_is_the_rule() {
             .filter(|w| clue_set.contains(w)),
     );
     let mut judged = 0;
-    for f in &forms {
+    let typed: Vec<&String> = vocabulary
+        .iter()
+        .filter(|w| !forms.contains(*w))
+        .step_by(40)
+        .collect();
+    for f in forms.iter().chain(typed.iter().copied()) {
         for w in &sample {
             let rule = TextLexicon.is_inflection_of(w, f);
             assert_eq!(
@@ -634,6 +644,13 @@ fn the_inflections_table_is_the_rule() {
     for (f, w) in table.iter().take(50) {
         assert!(lexicon.is_inflection_of(w, f) && lexicon.is_inflection_of(f, w));
     }
+    // Words no list names are answered from the table too: nothing asks the inflection tables.
+    for f in &typed {
+        for w in sample.iter().take(200) {
+            lexicon.is_inflection_of(w, f);
+        }
+    }
+    assert_eq!(lexicon.asked_the_rule(), 0);
     // Outside the table's domain it asks the inflection tables.
     assert!(lexicon.is_inflection_of("geese", "goose"));
     assert!(!lexicon.is_inflection_of("fruit", "apple"));

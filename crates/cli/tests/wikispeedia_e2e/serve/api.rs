@@ -549,23 +549,33 @@ fn the_cli_and_the_api_refuse_and_warn_alike() {
         "{stderr}"
     );
 
-    // A given clue that is no clue word: ignored, with the same warning, on stderr too.
+    // A given clue that is no clue word: ignored, with the same warning, on stderr too; one
+    // the database does not know (a slip) is named with the closest it does.
     let api = expect(
         &post(
             &s,
             "/api/suggest",
-            json!({"pos": ["apple", "lemon"], "given": ["ice cream"]}),
+            json!({"pos": ["apple", "lemon"], "given": ["ice cream", "fruut"]}),
         ),
         200,
     );
     let warning = "given \"ice cream\" is not a clue word and was ignored";
-    assert_eq!(api["warnings"], json!([warning]));
+    assert_eq!(api["warnings"][0], warning);
+    let slip = api["warnings"][1].as_str().unwrap();
+    assert!(
+        slip.starts_with(
+            "given \"fruut\" is no clue word the database knows, so it changes nothing \
+             (closest: fruit"
+        ),
+        "{api}"
+    );
+    assert_eq!(api["warnings"].as_array().unwrap().len(), 2, "{api}");
     let cli = clue_db([
         "suggest",
         "--pos",
         "apple,lemon",
         "--given",
-        "ice cream",
+        "ice cream,fruut",
         "--json",
         "--db",
         utf8(db()),

@@ -349,6 +349,23 @@ fn the_page_plays_a_turn_and_assists_in_headless_chromium() {
         json!("applle"),
         "the board is kept on an error"
     );
+    // Keyboard in a word: Down is the word's suggestions (its datalist), not the next row;
+    // Right at the word's end moves to the next card.
+    page.eval("(() => { const i = document.querySelector('#assist-grid input.word'); i.focus(); i.setSelectionRange(i.value.length, i.value.length); })()");
+    page.press("ArrowDown", 40);
+    assert_eq!(
+        page.eval("document.activeElement === document.querySelector('#assist-grid input.word')"),
+        json!(true),
+        "Down stays in the word"
+    );
+    page.press("ArrowRight", 39);
+    assert_eq!(
+        page.eval(
+            "document.activeElement === document.querySelectorAll('#assist-grid input.word')[1]"
+        ),
+        json!(true),
+        "Right at a word's end moves to the next card"
+    );
     page.click("#unknown button[data-word=\"apple\"]");
     page.wait_for(
         "document.querySelectorAll('#suggestions li').length > 0 && document.querySelector('#assist-evidence h3') !== null",
