@@ -1,4 +1,4 @@
--- clue-db store, schema version 6. Documented table by table in db/README.md.
+-- clue-db store, schema version 8. Documented table by table in db/README.md.
 -- Titles are stored as Wikipedia displays them: spaces, URL-decoded, first letter upper-case.
 -- Terms and clues are lower-case.
 
@@ -116,14 +116,15 @@ CREATE TABLE IF NOT EXISTS scores (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS scores_term ON scores (term, score DESC);
 
--- Which clue words are inflections of which board words, precomputed by the scores stage so
--- that queries apply the legality rule without loading inflection tables. Complete for every
--- clue of `scores` against every form of a term covered when `scores` ran (the term, and for a
--- multi-word term each word and the words joined: "ice cream" -> icecream, ice, cream); each
--- such form has a row for itself, which marks it as covered by the table.
+-- Which clue words are inflections of which board words, precomputed by the scores and
+-- relatedness stages so that queries apply the legality rule without loading inflection tables.
+-- Complete for every clue of `scores` and `clue_words` against every form of a listed card word
+-- (the word, and for a card of several words each word and the words joined: "ice cream" ->
+-- icecream, ice, cream) and every word of `clue_words` (what a word no list names can be as a
+-- card); each such form has a row for itself, which marks it as covered by the table.
 CREATE TABLE IF NOT EXISTS inflections (
-    form TEXT NOT NULL,  -- a single-word form of a covered term
-    word TEXT NOT NULL,  -- the form itself, or a clue of `scores` that is an inflection of it
+    form TEXT NOT NULL,  -- a form of a listed card word, or a word of clue_words
+    word TEXT NOT NULL,  -- the form itself, or a clue that is an inflection of it
     PRIMARY KEY (form, word)
 ) WITHOUT ROWID;
 
@@ -143,7 +144,7 @@ CREATE TABLE IF NOT EXISTS clue_words (
     id    INTEGER PRIMARY KEY,  -- 0-based; the position of the word's score in relatedness_vectors.scores
     word  TEXT    NOT NULL UNIQUE,
     count INTEGER NOT NULL,     -- occurrences in all page text (plural forms included)
-    pages INTEGER NOT NULL,     -- pages it occurs on (document frequency)
+    pages INTEGER NOT NULL,     -- pages it occurs on, summed over its forms (an upper bound)
     risk  REAL    NOT NULL      -- the score a card word the corpus does not know is assumed to
                                 -- have with this clue: the 90th percentile of its scores with
                                 -- the card words (a risk, never "safe")
@@ -160,7 +161,8 @@ CREATE TABLE IF NOT EXISTS clue_words_packed (
     risks  BLOB NOT NULL
 );
 
--- The card words of the relatedness (every listed card word), ids in sorted order: what
+-- The card words of the relatedness (every listed card word the text or the dictionary knows:
+-- relatedness.card_words_unknown in meta names the others), ids in sorted order: what
 -- relatedness_by_id says instead of repeating the word on each of its rows.
 CREATE TABLE IF NOT EXISTS card_words (
     id   INTEGER PRIMARY KEY,  -- 0-based; relatedness_by_id.card_id
@@ -174,7 +176,7 @@ CREATE TABLE IF NOT EXISTS card_words (
 CREATE TABLE IF NOT EXISTS relatedness_by_id (
     card_id       INTEGER NOT NULL,  -- card_words.id
     clue_id       INTEGER NOT NULL,  -- clue_words.id
-    score_e4      INTEGER NOT NULL,  -- round(10000 * score); score = z(w*z(ppmi) + (1-w)*z(cosine) + e*z(ln(1 + cooccurrences))), see db/README.md
+    score_e4      INTEGER NOT NULL,  -- round(10000 * score); score = z(w*z(ppmi) + (1-w)*z(cosine) + e*z(ln(1 + cooccurrences*f))), raised by definitions; see db/README.md
     ppmi_e4       INTEGER NOT NULL,  -- round(10000 * ppmi); first order: mean of PPMI(term, clue) and
                                      -- PPMI(clue, term); 0 for a pair that never meets (most rows)
     cosine_e4     INTEGER NOT NULL,  -- round(10000 * cosine); second order: cosine of the joined word vectors
@@ -206,7 +208,7 @@ CREATE TABLE IF NOT EXISTS relatedness_vectors (
 -- Schemas 5 to 7 kept it as the table relatedness_reading.
 
 -- The other written forms of the clue words (plurals folded into one word): a form people write
--- (`animal`) leads to the clue word it was counted under (`animals`, the form written most).
+-- (`bird`) leads to the clue word it was counted under (`birds`, the form written most).
 CREATE TABLE IF NOT EXISTS clue_forms (
     form TEXT PRIMARY KEY,  -- a lower-case form seen in the text, never itself a clue word
     clue TEXT NOT NULL      -- clue_words.word
