@@ -945,37 +945,13 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     for (g, spec) in guessers.iter().zip(&a.guesser) {
         knows_a_card(*g, spec, &words)?;
     }
-    let (known, unseen): (Vec<String>, Vec<String>) = words
-        .iter()
-        .cloned()
-        .partition(|w| guessers.iter().all(|g| g.knows(w)));
-    // A guesser that knows fewer than a board's cards (a toy vocabulary) leaves them all in.
-    let (words, unseen) = if known.len() >= 25 {
-        (known, unseen)
-    } else {
-        if !unseen.is_empty() {
-            eprintln!(
-                "clue-db: note: a guesser knows only {} of the {} card words: boards are drawn \
-                 from them all, and it never guesses the others",
-                known.len(),
-                words.len()
-            );
-        }
-        (words, Vec::new())
-    };
-    if !unseen.is_empty() {
-        let shown: Vec<&str> = unseen.iter().take(20).map(String::as_str).collect();
-        eprintln!(
-            "clue-db: note: {} card words left out of the boards, unknown to a guesser's \
-             vocabulary: {}{}",
-            unseen.len(),
-            shown.join(", "),
-            if unseen.len() > shown.len() {
-                ", …"
-            } else {
-                ""
-            }
-        );
+    let query::deck::Guessable {
+        words,
+        left_out: unseen,
+        note,
+    } = query::deck::guessable(words, &guessers);
+    if let Some(note) = note {
+        eprintln!("clue-db: note: {note}");
     }
     let deck = game::Deck::new(&k, words).context("the boards' cards")?;
     let cards = deck.card_words()?.len();

@@ -29,6 +29,67 @@ pub fn find_list<'l>(
     lists.into_iter().find(|(n, _)| *n == name)
 }
 
+/// A deck narrowed to the cards every outside guesser can guess ([`guessable`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guessable {
+    pub words: Vec<String>,
+    /// The words left out, in the list's order.
+    pub left_out: Vec<String>,
+    /// What to tell the person who runs the games (the words left out, or why none was).
+    pub note: Option<String>,
+}
+
+/// The words of `words` that every guesser knows, for `eval`'s boards: a card outside an
+/// outside guesser's vocabulary is never guessed, and a board holding it would judge the
+/// vocabulary, not the clues (people know the word). A guesser that knows fewer than a
+/// board's 25 (a toy vocabulary) leaves them all in, and the note says so.
+pub fn guessable(words: Vec<String>, guessers: &[&dyn crate::guesser::Guesser]) -> Guessable {
+    let (known, unseen): (Vec<String>, Vec<String>) = words
+        .iter()
+        .cloned()
+        .partition(|w| guessers.iter().all(|g| g.knows(w)));
+    if unseen.is_empty() {
+        return Guessable {
+            words,
+            left_out: Vec::new(),
+            note: None,
+        };
+    }
+    if known.len() < 25 {
+        let note = format!(
+            "a guesser knows only {} of the {} card words: boards are drawn from them all, and \
+             it never guesses the others",
+            known.len(),
+            words.len()
+        );
+        return Guessable {
+            words,
+            left_out: Vec::new(),
+            note: Some(note),
+        };
+    }
+    let shown: Vec<&str> = unseen
+        .iter()
+        .take(SHOWN_UNKNOWN)
+        .map(String::as_str)
+        .collect();
+    let note = format!(
+        "{} card words left out of the boards, unknown to a guesser's vocabulary: {}{}",
+        unseen.len(),
+        shown.join(", "),
+        if unseen.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        }
+    );
+    Guessable {
+        words: known,
+        left_out: unseen,
+        note: Some(note),
+    }
+}
+
 /// The deck when none is named: the stored [`DEFAULT_LIST`], or, in a database built without
 /// it (another game's list, or before lists were stored), every card word with a stored row
 /// (the covered terms, without relatedness).
@@ -189,4 +250,50 @@ pub fn playable(
     }
     out.words = left.into_iter().cloned().collect();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guesser::{Guess, Guesser};
+
+    /// Knows the words not starting with `x`.
+    struct NoX;
+    impl Guesser for NoX {
+        fn name(&self) -> &str {
+            "no-x"
+        }
+        fn guess(&self, _: &str, _: usize, _: &[String]) -> anyhow::Result<Vec<Guess>> {
+            Ok(Vec::new())
+        }
+        fn knows(&self, card: &str) -> bool {
+            !card.starts_with('x')
+        }
+    }
+
+    fn words(known: usize, unknown: usize) -> Vec<String> {
+        (0..known)
+            .map(|i| format!("w{i}"))
+            .chain((0..unknown).map(|i| format!("x{i}")))
+            .collect()
+    }
+
+    #[test]
+    fn boards_are_drawn_from_the_words_every_guesser_knows() {
+        let g = guessable(words(30, 2), &[&NoX]);
+        assert_eq!(g.words, words(30, 0));
+        assert_eq!(g.left_out, ["x0", "x1"]);
+        let note = g.note.unwrap();
+        assert!(
+            note.starts_with("2 card words left out") && note.ends_with("x0, x1"),
+            "{note}"
+        );
+        // Nothing to leave out: no note.
+        let g = guessable(words(30, 0), &[&NoX]);
+        assert_eq!((g.words.len(), g.note), (30, None));
+        // A toy vocabulary that knows fewer than a board's 25 leaves them all in, and says so.
+        let g = guessable(words(20, 10), &[&NoX]);
+        assert_eq!((g.words.len(), g.left_out.len()), (30, 0));
+        assert!(g.note.unwrap().contains("knows only 20 of the 30"));
+    }
 }
