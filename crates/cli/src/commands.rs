@@ -544,10 +544,12 @@ pub fn read(a: ReadArgs) -> Result<()> {
 }
 
 /// A `meta` key or value as one field of `info`'s tab-separated line: a tab or a line break in
-/// it (an older build's `term_pages.missing_supplements` held tabs) is written as `\t`, `\n`.
+/// it (an older build's `term_pages.missing_supplements` held tabs) is written as `\t`, `\n`,
+/// and so a backslash as `\\`.
 fn one_field(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains(['\t', '\n', '\r']) {
-        s.replace('\t', "\\t")
+    if s.contains(['\t', '\n', '\r', '\\']) {
+        s.replace('\\', "\\\\")
+            .replace('\t', "\\t")
             .replace('\n', "\\n")
             .replace('\r', "\\r")
             .into()
@@ -646,5 +648,10 @@ mod tests {
         );
         assert_eq!(one_field("a\nb\rc"), "a\\nb\\rc");
         assert_eq!(one_field("plain value"), "plain value");
+        assert_eq!(
+            one_field("a\\tb"),
+            "a\\\\tb",
+            "a backslash and a t are not a tab"
+        );
     }
 }

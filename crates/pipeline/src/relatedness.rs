@@ -705,7 +705,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
     let t = Instant::now();
     let kept = write(build, &vocab, rel, &any, &blank, &wanted_list, &meetings)?;
     times.push(("seconds_write", t.elapsed().as_secs_f64()));
-    crate::shared::refresh_inflections(build)?;
+    let inflections = crate::shared::refresh_inflections(build)?;
 
     let unseen: Vec<&str> = rel
         .cards
@@ -793,6 +793,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ("reading_mix_std", rel.reading_scales.mix.std.to_string()),
         ("mix_std", rel.mix_scale.std.to_string()),
         ("evidence_pairs", wanted_list.len().to_string()),
+        ("inflections", inflections.to_string()),
         ("vector_dims", any.dims.to_string()),
         ("company_kept", COMPANY_KEPT.to_string()),
         (

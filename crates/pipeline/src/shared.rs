@@ -162,9 +162,10 @@ fn english_inflection_pairs(
 }
 
 /// Rewrites the `inflections` table: the legality rule's inflections, so that queries need no
-/// inflection tables. Its domain is every listed card word's forms and every word of
-/// `clue_words` (what a word no list names can be as a card: loading the tables for one typed
-/// word took ~200 ms and 85 MB of a whole `suggest`) against every clue of `scores` and
+/// inflection tables. Its domain is every listed card word's forms, every word of `clue_words`
+/// and every other written form of one (`clue_forms`: `choices` is counted as `choice`), what a
+/// word no list names can be as a card (loading the tables for one typed word took ~200 ms and
+/// 85 MB of a whole `suggest`), against every clue of `scores` and
 /// `clue_words`, so the `scores` and `relatedness` stages, which both call it, leave the same
 /// table whichever ran last. Returns its row count.
 pub fn refresh_inflections(build: &Build) -> Result<usize> {
@@ -175,6 +176,7 @@ pub fn refresh_inflections(build: &Build) -> Result<usize> {
         .flat_map(|t| store::card_forms(t))
         .collect();
     forms.extend(reader.clue_words()?.into_iter().map(|(w, _, _)| w));
+    forms.extend(reader.clue_form_names()?);
     let clues = reader.all_clues()?;
     let words: BTreeSet<&str> = clues.iter().map(String::as_str).collect();
     let pairs = inflection_pairs_by(&forms, &words, Rules::of(crate::language(build)?));

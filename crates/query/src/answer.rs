@@ -246,18 +246,49 @@ fn given_unknown(
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(given
+    let mut seen = std::collections::HashSet::new();
+    let unknown: Vec<&String> = given
         .iter()
-        .filter(|g| words.id(g).is_none())
+        .filter(|g| words.id(g).is_none() && seen.insert(g.as_str()))
+        .collect();
+    // The closest words for the first few only: each is an edit distance to every clue word,
+    // and fifty given words of 64 letters took a second and a half. None for a word longer than
+    // any clue word by more than a slip (every clue word is then as far).
+    let longest = words.words.iter().map(|w| w.len()).max().unwrap_or(0);
+    let mut warnings: Vec<String> = unknown
+        .iter()
+        .take(GIVEN_WITH_CLOSEST)
         .map(|g| {
+            let near = if g.chars().count() > longest + 3 {
+                "no clue word is that long".to_string()
+            } else {
+                format!("closest: {}", closest(g, &words.words, 3).join(", "))
+            };
             format!(
-                "given {} is no clue word the database knows, so it changes nothing (closest: {})",
-                crate::shown(g),
-                closest(g, &words.words, 3).join(", ")
+                "given {} is no clue word the database knows, so it changes nothing ({near})",
+                crate::shown(g)
             )
         })
-        .collect())
+        .collect();
+    if let Some(rest) = unknown.get(GIVEN_WITH_CLOSEST..).filter(|r| !r.is_empty()) {
+        let named: Vec<String> = rest.iter().map(|g| crate::shown(g)).collect();
+        warnings.push(format!(
+            "given {} {} no clue word{} the database knows either, so {} nothing",
+            named.join(", "),
+            if rest.len() == 1 { "is" } else { "are" },
+            if rest.len() == 1 { "" } else { "s" },
+            if rest.len() == 1 {
+                "it changes"
+            } else {
+                "they change"
+            },
+        ));
+    }
+    Ok(warnings)
 }
+
+/// How many unknown given clues are named with their closest clue words ([`given_unknown`]).
+const GIVEN_WITH_CLOSEST: usize = 3;
 
 /// What a guesser is told: the clue (normalised), its number (0: no limit), the unrevealed
 /// cards and the floor under which it stops (on the scores; [`crate::request::FLOOR`]).

@@ -828,8 +828,9 @@ impl<'s> StoreLexicon<'s> {
     }
 
     /// How many pairs the table did not answer, so that the language's rule (its inflection
-    /// tables, loaded on first use) was asked: none for boards of stored cards and of words
-    /// of `clue_words` on a database built since the table covers them.
+    /// tables, loaded on first use) was asked: none for boards of stored cards and of single
+    /// words of `clue_words` or `clue_forms` on a database built since the table covers them (a
+    /// card of several words no list names still asks for its joined form, `redwine`).
     pub fn asked_the_rule(&self) -> usize {
         self.asked.get()
     }

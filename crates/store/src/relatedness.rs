@@ -272,6 +272,15 @@ impl Build {
 }
 
 impl Store<'_> {
+    /// Every written form `clue_forms` leads to a clue word, sorted.
+    pub fn clue_form_names(&self) -> Result<Vec<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT form FROM clue_forms ORDER BY form")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Every word that is a clue somewhere: of `scores` or of `clue_words`, sorted.
     pub fn all_clues(&self) -> Result<Vec<String>> {
         let mut st = self.conn().prepare_cached(

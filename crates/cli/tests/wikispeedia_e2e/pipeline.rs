@@ -598,14 +598,21 @@ fn the_inflections_table_is_the_rule() {
     assert_eq!(listed.len(), 400);
     let forms: BTreeSet<String> = listed.iter().flat_map(|t| store::card_forms(t)).collect();
     // A row of each form for itself marks the forms the table covers: every listed term's, and
-    // every word of `clue_words` (what a word no list names can be as a card).
+    // every word of `clue_words` and every other written form of one (`clue_forms`): what a word
+    // no list names can be as a card.
     let vocabulary = column(&c, "SELECT word FROM clue_words ORDER BY id");
     let marked: BTreeSet<String> = table
         .iter()
         .filter(|(f, w)| f == w)
         .map(|(f, _)| f.clone())
         .collect();
-    let domain: BTreeSet<String> = forms.iter().chain(&vocabulary).cloned().collect();
+    let written = column(&c, "SELECT form FROM clue_forms");
+    let domain: BTreeSet<String> = forms
+        .iter()
+        .chain(&vocabulary)
+        .chain(&written)
+        .cloned()
+        .collect();
     assert_eq!(marked, domain);
     assert!(vocabulary.iter().any(|w| !forms.contains(w)));
     let clues = column(
@@ -615,9 +622,11 @@ fn the_inflections_table_is_the_rule() {
     // The table is complete for clues: every 10th, and every clue it names.
     let clue_set: BTreeSet<&str> = clues.iter().map(String::as_str).collect();
     let mut sample: BTreeSet<&str> = clues.iter().step_by(10).map(String::as_str).collect();
+    // (A form's row for itself names every word of `clue_words` now: those are not added.)
     sample.extend(
         table
             .iter()
+            .filter(|(f, w)| f != w)
             .map(|(_, w)| w.as_str())
             .filter(|w| clue_set.contains(w)),
     );
@@ -645,12 +654,15 @@ fn the_inflections_table_is_the_rule() {
         assert!(lexicon.is_inflection_of(w, f) && lexicon.is_inflection_of(f, w));
     }
     // Words no list names are answered from the table too: nothing asks the inflection tables.
+    // (The pairs above may: a row of a written form for itself pairs two words that are no
+    // clue, which the table is not complete for.)
+    let before = lexicon.asked_the_rule();
     for f in &typed {
         for w in sample.iter().take(200) {
             lexicon.is_inflection_of(w, f);
         }
     }
-    assert_eq!(lexicon.asked_the_rule(), 0);
+    assert_eq!(lexicon.asked_the_rule(), before);
     // Outside the table's domain it asks the inflection tables.
     assert!(lexicon.is_inflection_of("geese", "goose"));
     assert!(!lexicon.is_inflection_of("fruit", "apple"));

@@ -570,6 +570,31 @@ fn the_cli_and_the_api_refuse_and_warn_alike() {
         "{api}"
     );
     assert_eq!(api["warnings"].as_array().unwrap().len(), 2, "{api}");
+    // Many such slips: the first three named with the closest words (a word longer than any
+    // clue word with none), the others together, each once.
+    let long = "x".repeat(60);
+    let many = expect(
+        &post(
+            &s,
+            "/api/suggest",
+            json!({"pos": ["apple", "lemon"], "given": ["fruut", "aaab", long, "fruut", "bbbc", "cccd"]}),
+        ),
+        200,
+    );
+    let w: Vec<&str> = many["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(w.len(), 4, "{w:?}");
+    assert!(w[1].starts_with("given \"aaab\" is no clue word") && w[1].contains("closest: "));
+    assert!(w[2].ends_with("(no clue word is that long)"), "{}", w[2]);
+    assert_eq!(
+        w[3],
+        "given \"bbbc\", \"cccd\" are no clue words the database knows either, so they change \
+         nothing"
+    );
     let cli = clue_db([
         "suggest",
         "--pos",
