@@ -162,12 +162,12 @@ fn english_inflection_pairs(
 }
 
 /// Rewrites the `inflections` table: the legality rule's inflections, so that queries need no
-/// inflection tables. Its domain is every listed card word's forms, every word of `clue_words`
-/// and every other written form of one (`clue_forms`: `choices` is counted as `choice`), what a
-/// word no list names can be as a card (loading the tables for one typed word took ~200 ms and
-/// 85 MB of a whole `suggest`), against every clue of `scores` and
-/// `clue_words`, so the `scores` and `relatedness` stages, which both call it, leave the same
-/// table whichever ran last. Returns its row count.
+/// inflection tables. Its forms are every listed card word's, every word of `clue_words` and
+/// every other written form of one (`clue_forms`: `choices` is counted as `choice`), which is
+/// what a word no list names can be as a card (loading the tables for one typed word took
+/// ~200 ms and 85 MB of a whole `suggest`); its words every clue of `scores` and `clue_words`.
+/// The `scores` and `relatedness` stages both call it and leave the same table whichever ran
+/// last. Returns its row count.
 pub fn refresh_inflections(build: &Build) -> Result<usize> {
     let reader = build.reader();
     let mut forms: BTreeSet<String> = reader
