@@ -238,18 +238,10 @@ impl Language {
     pub fn are_inflections(self, a: &Comparable, b: &Comparable) -> bool {
         let (a, sa, b, sb) = match (a, b) {
             (Comparable::English(a), Comparable::English(b)) => {
-                // What needs no tables is answered without loading them (~80 ms): the same
-                // word, or words of different leading words (`ice` and `ice cream`).
-                fn prefix(w: &str) -> &str {
-                    w.rsplit_once(' ').map_or("", |(p, _)| p)
-                }
-                if a.word() == b.word() {
-                    return !a.word().is_empty();
-                }
-                if prefix(a.word()) != prefix(b.word()) {
-                    return false;
-                }
-                return crate::Inflector::shared().are_inflections(a, b);
+                // What needs no tables is answered without loading them (~80 ms).
+                return a
+                    .without_tables(b)
+                    .unwrap_or_else(|| crate::Inflector::shared().are_inflections(a, b));
             }
             (Comparable::Stemmed(a, sa), Comparable::Stemmed(b, sb)) => (a, sa, b, sb),
             // Read for two languages: compared as the rule of this one reads them.
