@@ -120,6 +120,14 @@ pub struct PipelineArgs {
     /// SQLite file, any other file); without it such a file is refused.
     #[arg(long)]
     overwrite: bool,
+    /// relatedness: how many times a corpus's text counts in what the stage learns, as NAME=N
+    /// (N from 1 to 8; repeat the flag for several corpora) [default:
+    /// simplewiki-2017-wikiextractor=2, Simple English Wikipedia's everyday words counted
+    /// twice; every other corpus 1]. Its co-occurrence counts, its meetings and the skip-gram's
+    /// sentences are multiplied; the vocabulary's counts (which words are clue words) are not.
+    /// The value used is in `meta`, relatedness.text_weights.
+    #[arg(long = "text-weight", value_name = "NAME=N", value_parser = parse_text_weight)]
+    text_weights: Vec<(String, u32)>,
     /// relatedness: content words on each side of a word that count as meeting it.
     #[arg(long, default_value_t = pipeline::RelateParams::default().window)]
     window: usize,
@@ -364,6 +372,11 @@ fn build_language(lang: Option<&str>, wikis: &[String]) -> Result<text::Language
     Ok(found.map_or_else(text::Language::english, |(l, _)| l))
 }
 
+/// `--text-weight NAME=N`, checked as the flags are read.
+fn parse_text_weight(arg: &str) -> Result<(String, u32)> {
+    pipeline::corpora::TextWeights::parse(arg)
+}
+
 pub fn pipeline(a: PipelineArgs) -> Result<()> {
     let config = pipeline::Config {
         inputs: a.inputs.clone(),
@@ -375,6 +388,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             a.terms.clone()
         },
         keep_all_neighbours: a.keep_all_neighbours,
+        text_weights: pipeline::corpora::TextWeights::with(a.text_weights.clone()),
         relate: pipeline::RelateParams {
             window: a.window,
             weighting: if a.flat_window {
@@ -442,7 +456,8 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                     query::shown(corpora)
                 );
             }
-            // Check every name before the first long ingest.
+            // Check every name before the first long ingest, the text weights' too.
+            config.text_weights.for_corpora(&names)?;
             let (requests, wikis): (Vec<Request>, Vec<String>) = names
                 .iter()
                 .map(|c| pipeline::corpora::request(&a.data, &a.dumps, c))
@@ -493,6 +508,12 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             let build = Build::update(&a.db)?;
             if let Some(code) = &a.lang {
                 pipeline::set_language(&build, text::Language::from_code(code)?)?;
+            }
+            if stages.contains(&"relatedness") {
+                // Before the stages ahead of it: a weight it would refuse, refused now.
+                let corpora = pipeline::corpora::ingested(&build)?;
+                let corpora: Vec<&str> = corpora.iter().map(String::as_str).collect();
+                config.text_weights.for_corpora(&corpora)?;
             }
             build
         }

@@ -961,9 +961,10 @@ fn api_ingest_holds_no_more_than_its_cap_of_links_without_titles() {
     assert!(peak < 64 << 20, "peak RSS {} MB", peak >> 20);
 }
 
-/// A relatedness parameter that would build no measure (`--alpha nan`, `--dims 0`) is refused
-/// before any stage, naming the flag, and the database is left as it was: before the check, a
-/// NaN or a zero built a database of NaN scores or zero vectors and replaced the good one.
+/// A relatedness parameter that would build no measure (`--alpha nan`, `--dims 0`), or a text
+/// weight for a corpus the build did not read, is refused before any text is read, naming the
+/// flag, and the database is left as it was: before the check, a NaN or a zero built a database
+/// of NaN scores or zero vectors and replaced the good one.
 #[test]
 fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
     let dir = tempfile::tempdir().unwrap();
@@ -982,6 +983,63 @@ fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
                 "{stage} {flag} {value}"
             );
         }
+    }
+    // A text weight for a corpus the build did not read would change nothing: refused, naming
+    // the corpora it has (`clue-db ingest` records none), before any stage runs.
+    for stage in ["all", "relatedness"] {
+        let run = clue_db([
+            "pipeline",
+            stage,
+            "--text-weight",
+            "wikispeedia=2",
+            "--db",
+            utf8(&db),
+        ])
+        .failed();
+        assert!(
+            run.stderr.contains(
+                "--text-weight \"wikispeedia\": no corpus of that name in this build (it records none)"
+            ),
+            "{stage}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains(": done"), "{stage}: {}", run.stderr);
+        assert!(
+            std::fs::read(&db).unwrap() == before,
+            "{stage} --text-weight"
+        );
+    }
+    // With --corpus, before the first ingest; a weight that is no whole number from 1 to 8 as
+    // the flags are read.
+    let fresh = dir.path().join("fresh.sqlite");
+    let data = common::data();
+    for (weight, said) in [
+        (
+            "wikispeedia=2",
+            "--text-weight \"wikispeedia\": no corpus of that name in this build (enwiki-sample)",
+        ),
+        ("enwiki-sample=0", "a whole number from 1 to 8"),
+    ] {
+        let run = clue_db([
+            "pipeline",
+            "all",
+            "--corpus",
+            "enwiki-sample",
+            "--text-weight",
+            weight,
+            "--data",
+            utf8(&data),
+            "--db",
+            utf8(&fresh),
+        ])
+        .failed();
+        assert!(run.stderr.contains(said), "{}", run.stderr);
+        assert!(
+            !run.stderr.contains("ingest enwiki-sample"),
+            "{}",
+            run.stderr
+        );
+        assert!(!fresh.exists());
     }
     assert!(common::tmp_leftovers(dir.path()).is_empty());
 }

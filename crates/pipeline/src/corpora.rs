@@ -8,12 +8,18 @@ use std::path::{Path, PathBuf};
 use crate::dump_run::DumpRun;
 use crate::ingest::{Format, Request};
 
-/// An offline corpus: its name, its format, its file or folder under the shared data folder.
+/// An offline corpus: its name, its format, its file or folder under the shared data folder,
+/// and how much its text teaches.
 #[derive(Debug, Clone, Copy)]
 pub struct Offline {
     pub name: &'static str,
     pub format: Format,
     pub file: &'static str,
+    /// How many times its text counts in what the relatedness stage learns ([`TextWeights`]):
+    /// 2 for Simple English Wikipedia, written in the everyday words a player hears a clue in,
+    /// where an encyclopaedia writes a word's technical company (docs/evaluation.md, "Simple
+    /// English counted twice"); 1 for the others.
+    pub weight: u32,
 }
 
 /// The offline corpora, in the order `make pipeline` lists them.
@@ -22,26 +28,31 @@ pub const OFFLINE: [Offline; 5] = [
         name: "wikispeedia",
         format: Format::Wikispeedia,
         file: "wikispeedia",
+        weight: 1,
     },
     Offline {
         name: "enwiki-sample",
         format: Format::Xml,
         file: "enwiki-sample/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
+        weight: 1,
     },
     Offline {
         name: "enwiki-2015-wikiextractor",
         format: Format::Extractor,
         file: "enwiki-2015-wikiextractor/enwiki-20150515-wikiextractor-ids12-60633.txt.xz",
+        weight: 1,
     },
     Offline {
         name: "enwiki-2019-wikiextractor",
         format: Format::Extractor,
         file: "enwiki-2019-wikiextractor/enwiki-2019-featured-wikiextractor.txt.xz",
+        weight: 1,
     },
     Offline {
         name: "simplewiki-2017-wikiextractor",
         format: Format::Extractor,
         file: "simplewiki-2017-wikiextractor/simplewiki-2017-wikiextractor.txt.xz",
+        weight: 2,
     },
 ];
 
@@ -55,6 +66,94 @@ impl Offline {
     pub fn path(&self, data: &Path) -> PathBuf {
         data.join(self.file)
     }
+}
+
+/// How many times each corpus's text counts in what the relatedness stage learns (its
+/// co-occurrence counts, its meetings, the skip-gram's sentences; not the vocabulary's counts,
+/// so that the clue words are the same): an offline corpus's [`Offline::weight`] unless given
+/// otherwise (`clue-db pipeline --text-weight NAME=N`), 1 for any other corpus. Only the ratios
+/// matter among a build's corpora: a corpus alone learns the same at any weight but the
+/// skip-gram's, which reads it more times.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextWeights {
+    given: Vec<(String, u32)>,
+}
+
+impl TextWeights {
+    /// The largest weight: a text counted more often than this would be most of what any
+    /// build learns.
+    pub const MAX: u32 = 8;
+
+    /// Parses one `NAME=N` (`--text-weight`), N a whole number from 1 to [`TextWeights::MAX`].
+    pub fn parse(arg: &str) -> Result<(String, u32)> {
+        let (name, n) = arg.rsplit_once('=').with_context(|| {
+            format!("text weight {arg:?} is not NAME=N (simplewiki-2017-wikiextractor=2)")
+        })?;
+        let name = name.trim();
+        if name.is_empty() {
+            bail!("text weight {arg:?} names no corpus");
+        }
+        let n: u32 = n
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| (1..=Self::MAX).contains(n))
+            .with_context(|| {
+                format!(
+                    "text weight {arg:?}: the weight is a whole number from 1 to {}",
+                    Self::MAX
+                )
+            })?;
+        Ok((name.to_string(), n))
+    }
+
+    /// The offline corpora's weights, with `given` instead where it names a corpus (the last
+    /// of a name wins).
+    pub fn with(given: Vec<(String, u32)>) -> TextWeights {
+        TextWeights { given }
+    }
+
+    /// The weight of the corpus named `name`.
+    pub fn weight(&self, name: &str) -> u32 {
+        match self.given.iter().rev().find(|(n, _)| n == name) {
+            Some(&(_, w)) => w,
+            None => offline(name).map_or(1, |c| c.weight),
+        }
+    }
+
+    /// The weights of a build's corpora, in the order they were ingested ([`ingested`]). A
+    /// weight given for a corpus the build does not have is an error: it would change nothing,
+    /// silently.
+    pub fn for_corpora(&self, corpora: &[&str]) -> Result<Vec<u32>> {
+        if let Some((name, _)) = self
+            .given
+            .iter()
+            .find(|(n, _)| !corpora.contains(&n.as_str()))
+        {
+            bail!(
+                "--text-weight {name:?}: no corpus of that name in this build ({})",
+                if corpora.is_empty() {
+                    "it records none".to_string()
+                } else {
+                    corpora.join(", ")
+                }
+            );
+        }
+        Ok(corpora.iter().map(|c| self.weight(c)).collect())
+    }
+}
+
+/// The corpora a build was made from, in the order they were ingested (`meta`
+/// `ingest.corpus`): the `i`-th one's pages have ids from `i` ×
+/// [`crate::ingest::SOURCE_ID_STRIDE`]. None for a database made by `clue-db ingest`, whose
+/// sources have no names.
+pub fn ingested(build: &store::Build) -> Result<Vec<String>> {
+    let names = build.meta("ingest.corpus")?.unwrap_or_default();
+    Ok(names
+        .split(',')
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect())
 }
 
 /// The source behind a corpus name: an offline corpus of the shared data folder `data`, a
@@ -114,5 +213,40 @@ mod tests {
         }
         assert!(offline("enwiki").is_none());
         assert!(offline("wikispeedia/").is_none());
+    }
+
+    #[test]
+    fn text_weights_are_the_registrys_unless_given() {
+        let simple = "simplewiki-2017-wikiextractor";
+        let default = TextWeights::default();
+        assert_eq!(
+            (
+                default.weight(simple),
+                default.weight("wikispeedia"),
+                default.weight("dewiki")
+            ),
+            (2, 1, 1)
+        );
+        let given = TextWeights::with(vec![
+            TextWeights::parse("simplewiki-2017-wikiextractor=3").unwrap(),
+            TextWeights::parse(" dewiki = 4 ").unwrap(),
+            TextWeights::parse("simplewiki-2017-wikiextractor=1").unwrap(),
+        ]);
+        assert_eq!((given.weight(simple), given.weight("dewiki")), (1, 4));
+        // A build's corpora in their order; a given weight the build cannot use is an error
+        // naming what it has.
+        let built = ["wikispeedia", simple];
+        assert_eq!(default.for_corpora(&built).unwrap(), [1, 2]);
+        let err = given.for_corpora(&built).unwrap_err().to_string();
+        assert!(
+            err.contains("\"dewiki\"") && err.contains("wikispeedia, simplewiki"),
+            "{err}"
+        );
+        assert!(default.for_corpora(&[]).unwrap().is_empty());
+        for bad in ["simplewiki", "=2", "x=0", "x=9", "x=1.5", "x=two"] {
+            assert!(TextWeights::parse(bad).is_err(), "{bad}");
+        }
+        let err = TextWeights::parse("x=0").unwrap_err().to_string();
+        assert!(err.contains("1 to 8"), "{err}");
     }
 }

@@ -82,6 +82,8 @@ pub struct Config {
     pub keep_all_neighbours: bool,
     /// The relatedness measure's parameters (see [`relatedness`]).
     pub relate: relate::Params,
+    /// How many times each corpus's text counts in what the relatedness stage learns.
+    pub text_weights: corpora::TextWeights,
     /// The set network's training parameters (see [`setnet`](mod@setnet)).
     pub setnet: ::setnet::Params,
 }
@@ -133,6 +135,7 @@ impl Default for Config {
             terms: Vec::new(),
             keep_all_neighbours: false,
             relate: relate::Params::default(),
+            text_weights: corpora::TextWeights::default(),
             setnet: ::setnet::Params::default(),
         }
     }
@@ -150,7 +153,7 @@ pub fn run_stage(build: &Build, name: &str, config: &Config) -> Result<()> {
         "chunks" => chunks::run(build)?,
         "pagerank" => pagerank::run(build, &pagerank::Params::default())?,
         "scores" => scores::run(build)?,
-        "relatedness" => relatedness::run(build, &config.relate)?,
+        "relatedness" => relatedness::run(build, &config.relate, &config.text_weights)?,
         "setnet" => setnet::run(build, &config.setnet)?,
         other => anyhow::bail!(
             "unknown stage {other:?}; stages are: ingest, {}",

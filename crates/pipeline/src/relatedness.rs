@@ -11,6 +11,8 @@
 //! The tokens, stopwords and the folding of forms follow the build's language (see
 //! [`relate::Vocab::build_for`]).
 
+use crate::corpora::TextWeights;
+use crate::ingest::SOURCE_ID_STRIDE;
 use crate::{progress, record};
 use anyhow::{Result, bail};
 use rayon::prelude::*;
@@ -300,6 +302,17 @@ struct Input {
     pairs: PairSet,
     language: text::Language,
     threads: usize,
+    /// How many times each source's text counts in the co-occurrence and the skip-gram, by
+    /// source (a page's id / [`SOURCE_ID_STRIDE`]); 1 past the end.
+    copies: Vec<u32>,
+}
+
+impl Input {
+    /// How many times page `id`'s text counts ([`crate::corpora::TextWeights`]).
+    fn copies(&self, id: u64) -> u32 {
+        let source = usize::try_from(id / SOURCE_ID_STRIDE).unwrap_or(usize::MAX);
+        self.copies.get(source).copied().unwrap_or(1)
+    }
 }
 
 /// Each phase's seconds, for `meta` (`seconds_words`, …).
@@ -348,7 +361,8 @@ fn cooccurrence(
         |(c, s), id, text| {
             let mut sentences = Vec::new();
             let keep = skip_gram.then_some(&mut sentences);
-            c.add(text, v, &input.pairs, p.window, p.weighting, keep);
+            let copies = input.copies(id);
+            c.add(text, v, &input.pairs, p.window, p.weighting, copies, keep);
             if skip_gram {
                 s.push((id, sentences));
             }
@@ -616,9 +630,17 @@ fn write(
 /// Runs the stage: every listed card word against every clue word of the articles' text,
 /// written with its evidence and the vectors of any word as a card, then the `inflections`
 /// table and the figures in `meta`. Fails without card words or clue words.
-pub fn run(build: &Build, p: &Params) -> Result<()> {
+pub fn run(build: &Build, p: &Params, weights: &TextWeights) -> Result<()> {
     p.check().map_err(anyhow::Error::msg)?;
     let reader = build.reader();
+    let corpora = crate::corpora::ingested(build)?;
+    let corpora: Vec<&str> = corpora.iter().map(String::as_str).collect();
+    let copies = weights.for_corpora(&corpora)?;
+    let text_weights: Vec<String> = corpora
+        .iter()
+        .zip(&copies)
+        .map(|(c, w)| format!("{c}={w}"))
+        .collect();
     let cards = reader.listed_terms()?;
     if cards.is_empty() {
         bail!("no card words: run the `terms` stage first");
@@ -636,6 +658,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
         ids,
         language,
         threads: rayon::current_num_threads().max(1),
+        copies,
     };
     let mut times: Times = Vec::new();
 
@@ -729,6 +752,7 @@ pub fn run(build: &Build, p: &Params) -> Result<()> {
                 .join(","),
         ),
         ("card_words_unseen", unseen.join(",")),
+        ("text_weights", text_weights.join(",")),
         ("window", p.window.to_string()),
         ("weighting", p.weighting.name().to_string()),
         ("min_count", min_count.to_string()),

@@ -546,3 +546,121 @@ fn the_terms_stage_stores_each_word_list_by_name() {
     // The lists of the last run that finished are kept.
     assert_eq!(c.build.reader().word_lists().unwrap(), lists);
 }
+
+/// Text weights: a corpus counted twice counts as its text written twice would (the same
+/// co-occurrence, so the same PPMI, and the same meetings), and the skip-gram reads it twice;
+/// the vocabulary's counts stay those of the text as written, so the clue words are the same.
+/// A weight for a corpus the build lacks is an error.
+#[test]
+fn a_corpus_counted_twice_counts_as_if_written_twice_but_in_the_vocabulary() {
+    let stride = pipeline::ingest::SOURCE_ID_STRIDE;
+    // Source 0 ("enc") from Corpus::new; source 1 ("simple") added with ids from the stride,
+    // `copies` times over (other titles, the same text).
+    let build = |copies: usize, weights: &[(&str, u32)]| {
+        let mut c = Corpus::new(
+            &[
+                P(
+                    "Bee",
+                    "Bee honey flower. Bee hive honey. Car wheel road.",
+                    &[],
+                ),
+                P("Car", "Car road wheel. Car engine road. Honey flower.", &[]),
+            ],
+            &["bee", "car"],
+            &[],
+        );
+        c.build.begin().unwrap();
+        let simple = [
+            "Bee honey hive. Car wheel.",
+            "Car engine. Bee flower honey.",
+        ];
+        for copy in 0..copies {
+            for (i, text) in simple.iter().enumerate() {
+                let n = (copy * simple.len() + i) as u64;
+                let title = format!("Simple {n}");
+                let page = NewPage {
+                    id: stride + 1 + n,
+                    title: &title,
+                    ns: 0,
+                    redirect_to: None,
+                    is_disambiguation: false,
+                    text: Some(text),
+                };
+                assert!(c.build.insert_page(&page).unwrap());
+            }
+        }
+        c.build.commit().unwrap();
+        c.build.set_meta("ingest.corpus", "enc,simple").unwrap();
+        c.config.text_weights = pipeline::corpora::TextWeights::with(
+            weights.iter().map(|&(n, w)| (n.to_string(), w)).collect(),
+        );
+        c.run("terms");
+        c.run("relatedness");
+        c
+    };
+    let rows = |c: &Corpus| {
+        let reader = c.build.reader();
+        let mut out = Vec::new();
+        for (cl, _, _) in reader.clue_words().unwrap() {
+            for t in ["bee", "car"] {
+                let r = reader.relatedness(t, &cl).unwrap().unwrap();
+                out.push((t, cl.clone(), r.ppmi, r.cooccurrences));
+            }
+        }
+        // In the words' order: the clue words' ids follow their counts, which differ.
+        out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        out
+    };
+    let counts = |c: &Corpus| {
+        let words = c.build.reader().clue_words().unwrap();
+        words
+            .into_iter()
+            .map(|(w, n, _)| (w, n))
+            .collect::<Vec<_>>()
+    };
+    let once = build(1, &[]);
+    let weighted = build(1, &[("simple", 2)]);
+    let written_twice = build(2, &[]);
+    assert_eq!(once.meta("relatedness.text_weights"), "enc=1,simple=1");
+    assert_eq!(weighted.meta("relatedness.text_weights"), "enc=1,simple=2");
+    let (o, w, t) = (rows(&once), rows(&weighted), rows(&written_twice));
+    // The same PPMI as the text written twice, another than the text once.
+    let ppmi = |r: &[(&str, String, f64, u64)]| r.iter().map(|x| x.2).collect::<Vec<_>>();
+    assert_eq!(ppmi(&w), ppmi(&t));
+    assert_ne!(ppmi(&w), ppmi(&o));
+    // The meetings of the text written twice; the vocabulary's counts of the text once.
+    let met = |r: &[(&str, String, f64, u64)]| r.iter().map(|x| x.3).collect::<Vec<_>>();
+    assert_eq!(met(&w), met(&t));
+    assert_ne!(met(&w), met(&o));
+    let bee_honey = |r: &[(&str, String, f64, u64)]| {
+        r.iter()
+            .find(|x| x.0 == "bee" && x.1 == "honey")
+            .map(|x| x.3)
+    };
+    // bee–honey: twice on page Bee, once in each simple page (2 + 2 as written, 2 + 2·2).
+    assert_eq!((bee_honey(&o), bee_honey(&w)), (Some(4), Some(6)));
+    assert_eq!(counts(&weighted), counts(&once));
+    assert_ne!(counts(&weighted), counts(&written_twice));
+    assert_eq!(
+        weighted.meta("relatedness.tokens"),
+        once.meta("relatedness.tokens")
+    );
+    // The skip-gram read the simple pages' 10 content words twice.
+    let sg = |c: &Corpus| {
+        c.meta("relatedness.skip_gram_tokens")
+            .parse::<u64>()
+            .unwrap()
+    };
+    assert_eq!(sg(&weighted), sg(&once) + 10);
+    assert_eq!(sg(&weighted), sg(&written_twice));
+
+    let mut wrong = build(1, &[]);
+    wrong.config.text_weights =
+        pipeline::corpora::TextWeights::with(vec![("simplewiki".to_string(), 2)]);
+    let err = run_stage(&wrong.build, "relatedness", &wrong.config).unwrap_err();
+    let err = format!("{err:#}");
+    assert!(
+        err.contains("\"simplewiki\"") && err.contains("(enc, simple)"),
+        "{err}"
+    );
+}

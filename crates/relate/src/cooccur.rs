@@ -129,6 +129,13 @@ impl Cooc {
     /// apart in one sentence, each meeting weighted by `weighting`; a word does not co-occur
     /// with itself. When `stream` is given, the text's sentences are appended to it as the
     /// skip-gram reads them ([`crate::sgns::push_ids`]), so the text is read once for both.
+    ///
+    /// `copies` is how many times the text counts: its weighted counts (what PPMI and the SVD
+    /// learn from) and the card words' plain meetings (the score's first-hand evidence) are
+    /// multiplied by it, and its sentences are appended to `stream` that many times, as if the
+    /// text were written `copies` times. The pages a word is on and the sentences stay counts
+    /// of the text as written.
+    #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
         text: &str,
@@ -136,8 +143,10 @@ impl Cooc {
         pairs: &PairSet,
         window: usize,
         weighting: Weighting,
+        copies: u32,
         mut stream: Option<&mut Vec<u32>>,
     ) {
+        let start = stream.as_deref().map_or(0, Vec::len);
         let mut ids: Vec<u32> = Vec::new();
         let n = self.n;
         let (m, card_row, meetings) = (&mut self.m, &self.card_row, &mut self.meetings);
@@ -167,17 +176,23 @@ impl Cooc {
                         continue;
                     }
                     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                    m[lo as usize * n + hi as usize] += weighting.weight(d, window);
+                    m[lo as usize * n + hi as usize] += weighting.weight(d, window) * copies;
                     for (card, other) in [(a, b), (b, a)] {
                         let row = card_row[card as usize];
                         if row != NONE {
-                            meetings[row as usize * n + other as usize] += 1;
+                            meetings[row as usize * n + other as usize] += copies;
                         }
                     }
                 }
             }
         });
         self.sentences += sentences;
+        if let Some(out) = stream {
+            let end = out.len();
+            for _ in 1..copies {
+                out.extend_from_within(start..end);
+            }
+        }
     }
 
     pub fn merge(&mut self, other: &Cooc) {
@@ -234,8 +249,8 @@ mod tests {
         let cards = vec!["apple".to_string(), "ice cream".to_string()];
         let vocab = Vocab::build(counts, &cards, 1, text::Inflector::shared());
         let mut c = Cooc::for_vocab(&vocab);
-        c.add(text, &vocab, &pairs, 2, Weighting::Flat, None);
-        c.add("apples", &vocab, &pairs, 2, Weighting::Flat, None);
+        c.add(text, &vocab, &pairs, 2, Weighting::Flat, 1, None);
+        c.add("apples", &vocab, &pairs, 2, Weighting::Flat, 1, None);
         c.finish();
         // Pages per word, its forms together: apple and apples are one word on 2 pages.
         assert_eq!(c.pages[vocab.id("apple") as usize], 2);
@@ -258,7 +273,7 @@ mod tests {
 
         // Linear weights with a window of 2: neighbours count 2, two apart count 1.
         let mut w = Cooc::for_vocab(&vocab);
-        w.add(text, &vocab, &pairs, 2, Weighting::Linear, None);
+        w.add(text, &vocab, &pairs, 2, Weighting::Linear, 1, None);
         w.finish();
         // apple·pie: two neighbouring meetings, 2 + 2; pie·ice cream neighbours: 2;
         // ice cream·apple two apart: 1. The plain meetings are the same as above.
@@ -276,12 +291,35 @@ mod tests {
             &pairs,
             2,
             Weighting::Linear,
+            1,
             Some(&mut stream),
         );
         k.finish();
         assert_eq!(k.m, w.m);
         let (x, sep) = (vocab.id("xyz"), crate::sgns::SEP);
         assert_eq!(stream, [a, p, a, sep, p, i, x, a, sep]);
+
+        // A text that counts three times: three times the weighted counts and the meetings,
+        // the sentences three times over after what the stream held; its pages and sentences
+        // as written.
+        let mut t = Cooc::for_vocab(&vocab);
+        let mut stream = vec![x, sep];
+        t.add(
+            text,
+            &vocab,
+            &pairs,
+            2,
+            Weighting::Linear,
+            3,
+            Some(&mut stream),
+        );
+        t.finish();
+        assert_eq!((t.get(a, p), t.get(p, i), t.get(i, a)), (12, 6, 3));
+        assert_eq!((t.meetings(a, p), t.meetings(a, i)), (Some(6), Some(3)));
+        assert_eq!((t.pages[a as usize], t.sentences), (1, 2));
+        let once = [a, p, a, sep, p, i, x, a, sep];
+        let thrice: Vec<u32> = [x, sep].into_iter().chain(once.repeat(3)).collect();
+        assert_eq!(stream, thrice);
     }
 }
 

@@ -123,7 +123,7 @@ fn a_tiny_corpus_end_to_end() {
         ..Params::default()
     };
     let mut cooc = Cooc::for_vocab(&vocab);
-    cooc.add(text, &vocab, &pairs, p.window, p.weighting, None);
+    cooc.add(text, &vocab, &pairs, p.window, p.weighting, 1, None);
     cooc.finish();
     let (bee, car, hive, road) = (
         vocab.id("bee"),
