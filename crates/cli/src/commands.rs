@@ -123,9 +123,12 @@ pub struct PipelineArgs {
     /// relatedness: how many times a corpus's text counts in what the stage learns, as NAME=N
     /// (N from 1 to 8; repeat the flag for several corpora) [default:
     /// simplewiki-2017-wikiextractor=2, Simple English Wikipedia's everyday words counted
-    /// twice; every other corpus 1]. Its co-occurrence counts, its meetings and the skip-gram's
-    /// sentences are multiplied; the vocabulary's counts (which words are clue words) are not.
-    /// The value used is in `meta`, relatedness.text_weights.
+    /// twice; every other corpus 1, a downloaded simplewiki too]. NAME is the corpus as
+    /// --corpus named it (a run folder's path for one); the last weight given for a name wins.
+    /// Its co-occurrence counts, its meetings and the skip-gram's sentences are multiplied; the
+    /// vocabulary's counts (which words are clue words) are not. Like the other relatedness
+    /// flags, give it again when the stage runs again. The value used is in `meta`,
+    /// relatedness.text_weights.
     #[arg(long = "text-weight", value_name = "NAME=N", value_parser = parse_text_weight)]
     text_weights: Vec<(String, u32)>,
     /// relatedness: content words on each side of a word that count as meeting it.
@@ -431,6 +434,15 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             pipeline::STAGES.join(", ")
         ),
     };
+    // Only the relatedness stage reads the text weights: elsewhere the flag would be taken and
+    // do nothing (a later `pipeline relatedness` reads only its own flags).
+    if !a.text_weights.is_empty() && !matches!(a.stage.as_str(), "all" | "relatedness") {
+        bail!(
+            "--text-weight is for `pipeline all` and `pipeline relatedness`, the stage that reads \
+             it; `pipeline {}` would ignore it (give it again when relatedness runs)",
+            query::shown(&a.stage)
+        );
+    }
     // Only `all` drops the inputs when it finishes: the flags would say nothing elsewhere.
     if (a.keep_text || a.keep_links) && a.stage != "all" {
         bail!(
@@ -479,7 +491,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             eprintln!("language: {}", language.code());
             for (i, (name, req)) in names.iter().zip(requests).enumerate() {
                 let req = Request {
-                    id_offset: i as u64 * pipeline::ingest::SOURCE_ID_STRIDE,
+                    id_offset: pipeline::ingest::source_offset(i),
                     meta_stage: if i == 0 {
                         "ingest".to_string()
                     } else {
@@ -509,12 +521,8 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             if let Some(code) = &a.lang {
                 pipeline::set_language(&build, text::Language::from_code(code)?)?;
             }
-            if stages.contains(&"relatedness") {
-                // Before the stages ahead of it: a weight it would refuse, refused now.
-                let corpora = pipeline::corpora::ingested(&build)?;
-                let corpora: Vec<&str> = corpora.iter().map(String::as_str).collect();
-                config.text_weights.for_corpora(&corpora)?;
-            }
+            // Before the stages ahead of relatedness: a weight it would refuse, refused now.
+            config.text_weights.for_build(&build)?;
             build
         }
     };

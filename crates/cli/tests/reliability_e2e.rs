@@ -998,7 +998,8 @@ fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
         .failed();
         assert!(
             run.stderr.contains(
-                "--text-weight \"wikispeedia\": no corpus of that name in this build (it records none)"
+                "--text-weight \"wikispeedia\": no corpus of that name in this build (it was made \
+                 by `clue-db ingest`"
             ),
             "{stage}: {}",
             run.stderr
@@ -1016,7 +1017,8 @@ fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
     for (weight, said) in [
         (
             "wikispeedia=2",
-            "--text-weight \"wikispeedia\": no corpus of that name in this build (enwiki-sample)",
+            "--text-weight \"wikispeedia\": no corpus of that name in this build (its corpora: \
+             enwiki-sample)",
         ),
         ("enwiki-sample=0", "a whole number from 1 to 8"),
     ] {
@@ -1041,6 +1043,24 @@ fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
         );
         assert!(!fresh.exists());
     }
+    // A stage that does not read it takes no weight, which would be lost by the time relatedness
+    // runs.
+    let run = clue_db([
+        "pipeline",
+        "terms",
+        "--text-weight",
+        "enwiki-sample=2",
+        "--db",
+        utf8(&db),
+    ])
+    .failed();
+    assert!(
+        run.stderr
+            .contains("--text-weight is for `pipeline all` and `pipeline relatedness`"),
+        "{}",
+        run.stderr
+    );
+    assert!(std::fs::read(&db).unwrap() == before, "terms --text-weight");
     assert!(common::tmp_leftovers(dir.path()).is_empty());
 }
 

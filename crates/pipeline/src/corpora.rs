@@ -71,9 +71,10 @@ impl Offline {
 /// How many times each corpus's text counts in what the relatedness stage learns (its
 /// co-occurrence counts, its meetings, the skip-gram's sentences; not the vocabulary's counts,
 /// so that the clue words are the same): an offline corpus's [`Offline::weight`] unless given
-/// otherwise (`clue-db pipeline --text-weight NAME=N`), 1 for any other corpus. Only the ratios
-/// matter among a build's corpora: a corpus alone learns the same at any weight but the
-/// skip-gram's, which reads it more times.
+/// otherwise (`clue-db pipeline --text-weight NAME=N`, NAME as `--corpus` named it), 1 for any
+/// other corpus (a downloaded `simplewiki` too: its weight was not measured). The weights are
+/// counts, not only ratios: a corpus alone at weight 2 learns the same PPMI, but its meetings
+/// weigh more beside the card words' counts in the score, and the skip-gram reads it twice.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TextWeights {
     given: Vec<(String, u32)>,
@@ -121,8 +122,8 @@ impl TextWeights {
         }
     }
 
-    /// The weights of a build's corpora, in the order they were ingested ([`ingested`]). A
-    /// weight given for a corpus the build does not have is an error: it would change nothing,
+    /// The weights of corpora named in the order they were ingested ([`TextWeights::for_build`]).
+    /// A weight given for a corpus they do not hold is an error: it would change nothing,
     /// silently.
     pub fn for_corpora(&self, corpora: &[&str]) -> Result<Vec<u32>> {
         if let Some((name, _)) = self
@@ -133,27 +134,28 @@ impl TextWeights {
             bail!(
                 "--text-weight {name:?}: no corpus of that name in this build ({})",
                 if corpora.is_empty() {
-                    "it records none".to_string()
+                    "it was made by `clue-db ingest`, which records no corpus names, so its text \
+                     all counts once; build with `clue-db pipeline all --corpus NAME,…` to weigh \
+                     a corpus"
+                        .to_string()
                 } else {
-                    corpora.join(", ")
+                    format!("its corpora: {}", corpora.join(", "))
                 }
             );
         }
         Ok(corpora.iter().map(|c| self.weight(c)).collect())
     }
-}
 
-/// The corpora a build was made from, in the order they were ingested (`meta`
-/// `ingest.corpus`): the `i`-th one's pages have ids from `i` ×
-/// [`crate::ingest::SOURCE_ID_STRIDE`]. None for a database made by `clue-db ingest`, whose
-/// sources have no names.
-pub fn ingested(build: &store::Build) -> Result<Vec<String>> {
-    let names = build.meta("ingest.corpus")?.unwrap_or_default();
-    Ok(names
-        .split(',')
-        .filter(|c| !c.is_empty())
-        .map(str::to_string)
-        .collect())
+    /// Each corpus `build` was made from, in the order they were ingested (`meta`
+    /// `ingest.corpus`: the `i`-th one's pages have ids from `i` ×
+    /// [`crate::ingest::SOURCE_ID_STRIDE`], [`crate::ingest::source_of`]), with its weight; none
+    /// for a database made by `clue-db ingest`, whose source has no name.
+    pub fn for_build(&self, build: &store::Build) -> Result<Vec<(String, u32)>> {
+        let names = build.meta("ingest.corpus")?.unwrap_or_default();
+        let names: Vec<&str> = names.split(',').filter(|c| !c.is_empty()).collect();
+        let weights = self.for_corpora(&names)?;
+        Ok(names.into_iter().map(str::to_string).zip(weights).collect())
+    }
 }
 
 /// The source behind a corpus name: an offline corpus of the shared data folder `data`, a
@@ -239,10 +241,12 @@ mod tests {
         assert_eq!(default.for_corpora(&built).unwrap(), [1, 2]);
         let err = given.for_corpora(&built).unwrap_err().to_string();
         assert!(
-            err.contains("\"dewiki\"") && err.contains("wikispeedia, simplewiki"),
+            err.contains("\"dewiki\"") && err.contains("its corpora: wikispeedia, simplewiki"),
             "{err}"
         );
         assert!(default.for_corpora(&[]).unwrap().is_empty());
+        let err = given.for_corpora(&[]).unwrap_err().to_string();
+        assert!(err.contains("made by `clue-db ingest`"), "{err}");
         for bad in ["simplewiki", "=2", "x=0", "x=9", "x=1.5", "x=two"] {
             assert!(TextWeights::parse(bad).is_err(), "{bad}");
         }

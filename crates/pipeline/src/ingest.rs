@@ -89,8 +89,19 @@ pub struct Request {
 }
 
 /// The id space of each source of a build made of several: source `i` (from 0) adds
-/// `i × SOURCE_ID_STRIDE` to its page ids.
+/// `i × SOURCE_ID_STRIDE` to its page ids ([`source_offset`]), and a page's source is its id
+/// divided by it ([`source_of`]).
 pub const SOURCE_ID_STRIDE: u64 = 1_000_000_000;
+
+/// What source `i` (from 0, in the order `--corpus` names them) adds to its page ids.
+pub fn source_offset(i: usize) -> u64 {
+    i as u64 * SOURCE_ID_STRIDE
+}
+
+/// The source (from 0) of the page stored as `id` ([`source_offset`]).
+pub fn source_of(id: u64) -> usize {
+    usize::try_from(id / SOURCE_ID_STRIDE).unwrap_or(usize::MAX)
+}
 
 /// An API ingest that failed part-way with `keep_partial` set: the pages fetched so far are
 /// stored, their links resolved and `meta` written; the build is worth saving.

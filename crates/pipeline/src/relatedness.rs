@@ -12,7 +12,7 @@
 //! [`relate::Vocab::build_for`]).
 
 use crate::corpora::TextWeights;
-use crate::ingest::SOURCE_ID_STRIDE;
+use crate::ingest::source_of;
 use crate::{progress, record};
 use anyhow::{Result, bail};
 use rayon::prelude::*;
@@ -302,15 +302,21 @@ struct Input {
     pairs: PairSet,
     language: text::Language,
     threads: usize,
-    /// How many times each source's text counts in the co-occurrence and the skip-gram, by
-    /// source (a page's id / [`SOURCE_ID_STRIDE`]); 1 past the end.
+    /// How many times each source's text counts in the co-occurrence, the meetings and the
+    /// skip-gram, by source ([`source_of`] a page's id).
     copies: Vec<u32>,
 }
 
 impl Input {
-    /// How many times page `id`'s text counts ([`crate::corpora::TextWeights`]).
+    /// How many times page `id`'s text counts ([`crate::corpora::TextWeights`]); 1 for a page
+    /// of no named corpus (a database made by `clue-db ingest` names none).
     fn copies(&self, id: u64) -> u32 {
-        let source = usize::try_from(id / SOURCE_ID_STRIDE).unwrap_or(usize::MAX);
+        let source = source_of(id);
+        debug_assert!(
+            self.copies.is_empty() || source < self.copies.len(),
+            "page {id} of source {source}, past the {} corpora `meta` names",
+            self.copies.len()
+        );
         self.copies.get(source).copied().unwrap_or(1)
     }
 }
@@ -633,14 +639,9 @@ fn write(
 pub fn run(build: &Build, p: &Params, weights: &TextWeights) -> Result<()> {
     p.check().map_err(anyhow::Error::msg)?;
     let reader = build.reader();
-    let corpora = crate::corpora::ingested(build)?;
-    let corpora: Vec<&str> = corpora.iter().map(String::as_str).collect();
-    let copies = weights.for_corpora(&corpora)?;
-    let text_weights: Vec<String> = corpora
-        .iter()
-        .zip(&copies)
-        .map(|(c, w)| format!("{c}={w}"))
-        .collect();
+    let weighed = weights.for_build(build)?;
+    let copies: Vec<u32> = weighed.iter().map(|(_, w)| *w).collect();
+    let text_weights: Vec<String> = weighed.iter().map(|(c, w)| format!("{c}={w}")).collect();
     let cards = reader.listed_terms()?;
     if cards.is_empty() {
         bail!("no card words: run the `terms` stage first");

@@ -660,7 +660,7 @@ fn a_corpus_counted_twice_counts_as_if_written_twice_but_in_the_vocabulary() {
     let err = run_stage(&wrong.build, "relatedness", &wrong.config).unwrap_err();
     let err = format!("{err:#}");
     assert!(
-        err.contains("\"simplewiki\"") && err.contains("(enc, simple)"),
+        err.contains("\"simplewiki\"") && err.contains("(its corpora: enc, simple)"),
         "{err}"
     );
 }

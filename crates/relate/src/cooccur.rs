@@ -146,6 +146,7 @@ impl Cooc {
         copies: u32,
         mut stream: Option<&mut Vec<u32>>,
     ) {
+        debug_assert!(copies >= 1, "a text counted {copies} times");
         let start = stream.as_deref().map_or(0, Vec::len);
         let mut ids: Vec<u32> = Vec::new();
         let n = self.n;
@@ -176,11 +177,15 @@ impl Cooc {
                         continue;
                     }
                     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                    m[lo as usize * n + hi as usize] += weighting.weight(d, window) * copies;
+                    // Saturating: a count past u32 (a wide --window, a text counted 8 times)
+                    // stays the largest, never wraps to a small one.
+                    let cell = &mut m[lo as usize * n + hi as usize];
+                    *cell = cell.saturating_add(weighting.weight(d, window).saturating_mul(copies));
                     for (card, other) in [(a, b), (b, a)] {
                         let row = card_row[card as usize];
                         if row != NONE {
-                            meetings[row as usize * n + other as usize] += copies;
+                            let cell = &mut meetings[row as usize * n + other as usize];
+                            *cell = cell.saturating_add(copies);
                         }
                     }
                 }
@@ -197,13 +202,13 @@ impl Cooc {
 
     pub fn merge(&mut self, other: &Cooc) {
         for (a, b) in self.m.iter_mut().zip(&other.m) {
-            *a += b;
+            *a = a.saturating_add(*b);
         }
         for (a, b) in self.pages.iter_mut().zip(&other.pages) {
             *a += b;
         }
         for (a, b) in self.meetings.iter_mut().zip(&other.meetings) {
-            *a += b;
+            *a = a.saturating_add(*b);
         }
         self.sentences += other.sentences;
     }

@@ -395,6 +395,11 @@ fn meta_records_every_stage() {
         meta(&c, "relatedness.min_count_rule").as_deref(),
         Some("5.11 per million content tokens, rounded, at least 200")
     );
+    // Its one corpus, named, at the weight every corpus but the offline Simple English has.
+    assert_eq!(
+        meta(&c, "relatedness.text_weights").as_deref(),
+        Some("wikispeedia=1")
+    );
     // The relatedness stage covers every listed card word, each with every clue word.
     assert_eq!(meta(&c, "relatedness.card_words").as_deref(), Some("400"));
     assert_eq!(
@@ -666,4 +671,44 @@ fn the_inflections_table_is_the_rule() {
     // Outside the table's domain it asks the inflection tables.
     assert!(lexicon.is_inflection_of("geese", "goose"));
     assert!(!lexicon.is_inflection_of("fruit", "apple"));
+}
+
+/// `--text-weight` reaches the relatedness stage: the corpus counted twice is read twice by the
+/// skip-gram (its tokens doubled), its vocabulary's counts stay those of the text, and `meta`
+/// names the weight used. On the enwiki XML excerpt: a few seconds a build.
+#[test]
+fn a_text_weight_reaches_the_stage() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = crate::common::data();
+    let build = |weight: u32| {
+        let db = dir.path().join(format!("weight{weight}.sqlite"));
+        clue_db([
+            "pipeline",
+            "all",
+            "--corpus",
+            "enwiki-sample",
+            "--text-weight",
+            &format!("enwiki-sample={weight}"),
+            "--data",
+            utf8(&data),
+            "--db",
+            utf8(&db),
+        ])
+        .ok();
+        open(&db)
+    };
+    let (once, twice) = (build(1), build(2));
+    let m = |c: &Connection, key: &str| meta(c, key).unwrap_or_default();
+    assert_eq!(m(&once, "relatedness.text_weights"), "enwiki-sample=1");
+    assert_eq!(m(&twice, "relatedness.text_weights"), "enwiki-sample=2");
+    assert_eq!(
+        m(&once, "relatedness.tokens"),
+        m(&twice, "relatedness.tokens")
+    );
+    let read = |c: &Connection| -> u64 { m(c, "relatedness.skip_gram_tokens").parse().unwrap() };
+    assert!(read(&once) > 0);
+    assert_eq!(read(&twice), 2 * read(&once));
+    let words =
+        |c: &Connection| column(c, "SELECT word || ' ' || count FROM clue_words ORDER BY id");
+    assert_eq!(words(&once), words(&twice));
 }
