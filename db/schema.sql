@@ -180,7 +180,8 @@ CREATE TABLE IF NOT EXISTS relatedness_by_id (
     ppmi_e4       INTEGER NOT NULL,  -- round(10000 * ppmi); first order: mean of PPMI(term, clue) and
                                      -- PPMI(clue, term); 0 for a pair that never meets (most rows)
     cosine_e4     INTEGER NOT NULL,  -- round(10000 * cosine); second order: cosine of the joined word vectors
-    cooccurrences INTEGER NOT NULL,  -- meetings within the window, same sentence
+    cooccurrences INTEGER NOT NULL,  -- meetings within the window, same sentence; a page counted
+                                     -- as its corpus's text weight says (meta relatedness.text_weights)
     PRIMARY KEY (card_id, clue_id)
 ) WITHOUT ROWID;
 

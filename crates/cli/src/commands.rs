@@ -123,7 +123,8 @@ pub struct PipelineArgs {
     /// relatedness: how many times a corpus's text counts in what the stage learns, as NAME=N
     /// (N from 1 to 8; repeat the flag for several corpora) [default:
     /// simplewiki-2017-wikiextractor=2, Simple English Wikipedia's everyday words counted
-    /// twice; every other corpus 1, a downloaded simplewiki too]. NAME is the corpus as
+    /// twice beside other corpora; every other corpus 1, a downloaded simplewiki too, and any
+    /// corpus built alone]. NAME is the corpus as
     /// --corpus named it (a run folder's path for one); the last weight given for a name wins.
     /// Its co-occurrence counts, its meetings and the skip-gram's sentences are multiplied; the
     /// vocabulary's counts (which words are clue words) are not. Like the other relatedness
@@ -375,6 +376,24 @@ fn build_language(lang: Option<&str>, wikis: &[String]) -> Result<text::Language
     Ok(found.map_or_else(text::Language::english, |(l, _)| l))
 }
 
+/// Says which corpora count more than once in what the relatedness stage learns, if any.
+fn say_text_weights(names: &[&str], weights: &[u32]) {
+    let weighed: Vec<String> = names
+        .iter()
+        .zip(weights)
+        .filter(|(_, w)| **w != 1)
+        .map(|(n, w)| format!("{n} ×{w}"))
+        .collect();
+    if !weighed.is_empty() {
+        let others = if weighed.len() < names.len() {
+            ", every other corpus ×1"
+        } else {
+            ""
+        };
+        eprintln!("text weights: {}{others}", weighed.join(", "));
+    }
+}
+
 /// `--text-weight NAME=N`, checked as the flags are read.
 fn parse_text_weight(arg: &str) -> Result<(String, u32)> {
     pipeline::corpora::TextWeights::parse(arg)
@@ -440,7 +459,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         bail!(
             "--text-weight is for `pipeline all` and `pipeline relatedness`, the stage that reads \
              it; `pipeline {}` would ignore it (give it again when relatedness runs)",
-            query::shown(&a.stage)
+            a.stage
         );
     }
     // Only `all` drops the inputs when it finishes: the flags would say nothing elsewhere.
@@ -469,7 +488,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                 );
             }
             // Check every name before the first long ingest, the text weights' too.
-            config.text_weights.for_corpora(&names)?;
+            say_text_weights(&names, &config.text_weights.for_corpora(&names)?);
             let (requests, wikis): (Vec<Request>, Vec<String>) = names
                 .iter()
                 .map(|c| pipeline::corpora::request(&a.data, &a.dumps, c))
@@ -522,7 +541,12 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                 pipeline::set_language(&build, text::Language::from_code(code)?)?;
             }
             // Before the stages ahead of relatedness: a weight it would refuse, refused now.
-            config.text_weights.for_build(&build)?;
+            let weighed = config.text_weights.for_build(&build)?;
+            if stages.contains(&"relatedness") {
+                let (names, weights): (Vec<&str>, Vec<u32>) =
+                    weighed.iter().map(|(n, w)| (n.as_str(), *w)).unzip();
+                say_text_weights(&names, &weights);
+            }
             build
         }
     };

@@ -72,17 +72,19 @@ impl Offline {
 /// co-occurrence counts, its meetings, the skip-gram's sentences; not the vocabulary's counts,
 /// so that the clue words are the same): an offline corpus's [`Offline::weight`] unless given
 /// otherwise (`clue-db pipeline --text-weight NAME=N`, NAME as `--corpus` named it), 1 for any
-/// other corpus (a downloaded `simplewiki` too: its weight was not measured). The weights are
-/// counts, not only ratios: a corpus alone at weight 2 learns the same PPMI, but its meetings
-/// weigh more beside the card words' counts in the score, and the skip-gram reads it twice.
+/// other corpus (a downloaded `simplewiki` too: its weight was not measured). A weight says how
+/// much a corpus counts beside the others, so the registry's apply only to a build of several
+/// corpora: one built alone counts once unless given. Given, a weight is a count, not only a
+/// ratio: a corpus alone at weight 2 learns the same PPMI, but its meetings weigh more beside
+/// the card words' counts in the score, and the skip-gram reads it twice.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TextWeights {
     given: Vec<(String, u32)>,
 }
 
 impl TextWeights {
-    /// The largest weight: a text counted more often than this would be most of what any
-    /// build learns.
+    /// The largest weight: the skip-gram keeps a weighted corpus's sentences that many times,
+    /// so its memory and time grow with the weight of a large corpus.
     pub const MAX: u32 = 8;
 
     /// Parses one `NAME=N` (`--text-weight`), N a whole number from 1 to [`TextWeights::MAX`].
@@ -114,10 +116,12 @@ impl TextWeights {
         TextWeights { given }
     }
 
-    /// The weight of the corpus named `name`.
-    pub fn weight(&self, name: &str) -> u32 {
+    /// The weight of the corpus named `name`, beside others (`alone`: the only corpus of its
+    /// build, which counts once unless given).
+    pub fn weight(&self, name: &str, alone: bool) -> u32 {
         match self.given.iter().rev().find(|(n, _)| n == name) {
             Some(&(_, w)) => w,
+            None if alone => 1,
             None => offline(name).map_or(1, |c| c.weight),
         }
     }
@@ -143,7 +147,8 @@ impl TextWeights {
                 }
             );
         }
-        Ok(corpora.iter().map(|c| self.weight(c)).collect())
+        let alone = corpora.len() == 1;
+        Ok(corpora.iter().map(|c| self.weight(c, alone)).collect())
     }
 
     /// Each corpus `build` was made from, in the order they were ingested (`meta`
@@ -223,22 +228,31 @@ mod tests {
         let default = TextWeights::default();
         assert_eq!(
             (
-                default.weight(simple),
-                default.weight("wikispeedia"),
-                default.weight("dewiki")
+                default.weight(simple, false),
+                default.weight("wikispeedia", false),
+                default.weight("dewiki", false),
+                default.weight(simple, true)
             ),
-            (2, 1, 1)
+            (2, 1, 1, 1)
         );
         let given = TextWeights::with(vec![
             TextWeights::parse("simplewiki-2017-wikiextractor=3").unwrap(),
             TextWeights::parse(" dewiki = 4 ").unwrap(),
             TextWeights::parse("simplewiki-2017-wikiextractor=1").unwrap(),
         ]);
-        assert_eq!((given.weight(simple), given.weight("dewiki")), (1, 4));
+        assert_eq!(
+            (given.weight(simple, false), given.weight("dewiki", true)),
+            (1, 4)
+        );
         // A build's corpora in their order; a given weight the build cannot use is an error
         // naming what it has.
         let built = ["wikispeedia", simple];
         assert_eq!(default.for_corpora(&built).unwrap(), [1, 2]);
+        // A corpus built alone counts once unless given: its weight says how much it counts
+        // beside others.
+        assert_eq!(default.for_corpora(&[simple]).unwrap(), [1]);
+        let three = TextWeights::with(vec![(simple.to_string(), 3)]);
+        assert_eq!(three.for_corpora(&[simple]).unwrap(), [3]);
         let err = given.for_corpora(&built).unwrap_err().to_string();
         assert!(
             err.contains("\"dewiki\"") && err.contains("its corpora: wikispeedia, simplewiki"),

@@ -635,7 +635,8 @@ fn write(
 
 /// Runs the stage: every listed card word against every clue word of the articles' text,
 /// written with its evidence and the vectors of any word as a card, then the `inflections`
-/// table and the figures in `meta`. Fails without card words or clue words.
+/// table and the figures in `meta`. Fails without card words or clue words, and on a text
+/// weight for a corpus the build does not have.
 pub fn run(build: &Build, p: &Params, weights: &TextWeights) -> Result<()> {
     p.check().map_err(anyhow::Error::msg)?;
     let reader = build.reader();

@@ -47,8 +47,9 @@ impl TypeCounter {
 
 /// Window co-occurrence of vocabulary words, a dense `n × n` matrix kept as its upper triangle
 /// while counting (each unordered pair once) and made symmetric by [`Cooc::finish`]. Each
-/// meeting adds its [`Weighting`]; the plain number of meetings is kept apart for the card
-/// words' rows, as evidence to show.
+/// meeting adds its [`Weighting`]; the plain number of meetings (not weighted by distance) is
+/// kept apart for the card words' rows, as evidence to show. A text counted `copies` times
+/// ([`Cooc::add`]) adds both that many times.
 #[derive(Debug, Clone)]
 pub struct Cooc {
     pub n: usize,
@@ -60,7 +61,8 @@ pub struct Cooc {
     pub pages: Vec<u64>,
     /// Per word: its row in `meetings` if it is a card word, else [`NONE`].
     card_row: Vec<u32>,
-    /// Per card word (row) and vocabulary word (column): how often they meet, unweighted.
+    /// Per card word (row) and vocabulary word (column): how often they meet, not weighted by
+    /// distance.
     meetings: Vec<u32>,
     /// Per word: the last text of this accumulator it was seen in (to count each text once).
     seen: Vec<u64>,
@@ -91,7 +93,7 @@ impl Weighting {
     pub fn weight(self, d: usize, window: usize) -> u32 {
         match self {
             Weighting::Flat => 1,
-            Weighting::Linear => (window + 1 - d) as u32,
+            Weighting::Linear => u32::try_from(window + 1 - d).unwrap_or(u32::MAX),
         }
     }
 }
@@ -228,8 +230,8 @@ impl Cooc {
         self.m[a as usize * self.n + b as usize]
     }
 
-    /// How often card word `card` meets `b`, unweighted; `None` when `card` is no card word of
-    /// this accumulator.
+    /// How often card word `card` meets `b`, not weighted by distance; `None` when `card` is no
+    /// card word of this accumulator.
     pub fn meetings(&self, card: u32, b: u32) -> Option<u32> {
         let row = *self.card_row.get(card as usize)?;
         (row != NONE).then(|| self.meetings[row as usize * self.n + b as usize])

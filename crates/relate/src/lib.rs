@@ -549,7 +549,8 @@ pub struct Relatedness {
     pub clues: Vec<u32>,
     /// Card words and their vocabulary ids.
     pub cards: Vec<(String, u32)>,
-    /// Meetings of card and clue in the window, unweighted (0 when the co-occurrence counts
+    /// Meetings of card and clue in the window, not weighted by distance, a text counted as
+    /// many times as its corpus's weight says (0 when the co-occurrence counts
     /// did not keep the card's meetings: see [`Cooc::for_vocab`]).
     pub cooccurrences: Vec<u32>,
     /// First-order: `(PPMI(card, clue) + PPMI(clue, card)) / 2`.
