@@ -376,16 +376,16 @@ fn build_language(lang: Option<&str>, wikis: &[String]) -> Result<text::Language
     Ok(found.map_or_else(text::Language::english, |(l, _)| l))
 }
 
-/// Says which corpora count more than once in what the relatedness stage learns, if any.
-fn say_text_weights(names: &[&str], weights: &[u32]) {
-    let weighed: Vec<String> = names
-        .iter()
-        .zip(weights)
-        .filter(|(_, w)| **w != 1)
+/// Says which of a build's corpora count more than once in what the relatedness stage learns,
+/// if any.
+fn say_text_weights<'a>(corpora: impl ExactSizeIterator<Item = (&'a str, u32)>) {
+    let all = corpora.len();
+    let weighed: Vec<String> = corpora
+        .filter(|(_, w)| *w != 1)
         .map(|(n, w)| format!("{n} ×{w}"))
         .collect();
     if !weighed.is_empty() {
-        let others = if weighed.len() < names.len() {
+        let others = if weighed.len() < all {
             ", every other corpus ×1"
         } else {
             ""
@@ -488,7 +488,8 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
                 );
             }
             // Check every name before the first long ingest, the text weights' too.
-            say_text_weights(&names, &config.text_weights.for_corpora(&names)?);
+            let weights = config.text_weights.for_corpora(&names)?;
+            say_text_weights(names.iter().copied().zip(weights));
             let (requests, wikis): (Vec<Request>, Vec<String>) = names
                 .iter()
                 .map(|c| pipeline::corpora::request(&a.data, &a.dumps, c))
@@ -543,9 +544,7 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
             // Before the stages ahead of relatedness: a weight it would refuse, refused now.
             let weighed = config.text_weights.for_build(&build)?;
             if stages.contains(&"relatedness") {
-                let (names, weights): (Vec<&str>, Vec<u32>) =
-                    weighed.iter().map(|(n, w)| (n.as_str(), *w)).unzip();
-                say_text_weights(&names, &weights);
+                say_text_weights(weighed.iter().map(|(n, w)| (n.as_str(), *w)));
             }
             build
         }
