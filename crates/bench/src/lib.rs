@@ -14,5 +14,4 @@ pub mod dumps;
 pub mod parse;
 pub mod proc;
 pub mod sections;
-pub mod stats;
 pub mod synth;

@@ -75,36 +75,6 @@ fn typed_words(k: &StoreKnowledge, n: usize) -> Result<Vec<String>> {
     Ok(order.into_iter().map(|i| clues.words[i].clone()).collect())
 }
 
-/// Latency figures of one strategy, in milliseconds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Latency {
-    pub median: f64,
-    pub p95: f64,
-    pub max: f64,
-    pub mean: f64,
-}
-
-/// The `p`-quantile (0 < p ≤ 1) of sorted values by the nearest-rank rule (the value at rank
-/// ⌈p·n⌉), which `make bench` (`crates/bench/src/stats.rs`) uses too, so both tables compare.
-/// `None` when empty.
-pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
-    let n = sorted.len();
-    let rank = ((p * n as f64).ceil() as usize).clamp(1, n.max(1));
-    sorted.get(rank - 1).copied()
-}
-
-/// Median, p95, max and mean of unsorted samples; `None` when there are none.
-pub fn latency(samples: &[f64]) -> Option<Latency> {
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    Some(Latency {
-        median: nearest_rank(&s, 0.5)?,
-        p95: nearest_rank(&s, 0.95)?,
-        max: *s.last()?,
-        mean: s.iter().sum::<f64>() / s.len() as f64,
-    })
-}
-
 /// `n` seeded boards over `terms`, as red's spymaster sees them.
 pub fn boards(terms: &[String], n: usize, seed: u64) -> Result<Vec<Request>> {
     (0..n)
@@ -188,14 +158,14 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
             ms.push(start.elapsed().as_secs_f64() * 1e3);
             no_clue += usize::from(ans.clue.is_none());
         }
-        let Some(l) = latency(&ms) else {
+        let Some(l) = latency::Summary::of(&ms) else {
             bail!("no board was timed");
         };
         writeln!(
             out,
             "{:<12} {:>7} {:>10.3} {:>9.3} {:>9.3} {:>9.3} {:>8}",
             kind.name(),
-            ms.len(),
+            l.n,
             l.median,
             l.p95,
             l.max,
@@ -261,24 +231,6 @@ fn answers(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn nearest_rank_by_hand() {
-        let s = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0];
-        // ⌈0.5·10⌉ = 5 → 5.0; ⌈0.95·10⌉ = 10 → 10.0; ⌈0.1·10⌉ = 1 → 1.0.
-        assert_eq!(nearest_rank(&s, 0.5), Some(5.0));
-        assert_eq!(nearest_rank(&s, 0.95), Some(10.0));
-        assert_eq!(nearest_rank(&s, 0.1), Some(1.0));
-        assert_eq!(nearest_rank(&[], 0.5), None);
-        // Unsorted input, 20 samples: p95 is rank 19.
-        let v: Vec<f64> = (1..=20).rev().map(f64::from).collect();
-        let l = latency(&v).unwrap();
-        assert_eq!(l.median, 10.0);
-        assert_eq!(l.p95, 19.0);
-        assert_eq!(l.max, 20.0);
-        assert_eq!(l.mean, 10.5);
-        assert_eq!(latency(&[]), None);
-    }
 
     #[test]
     fn boards_are_seeded_full_and_printable() {

@@ -537,6 +537,12 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         }
         None => {
             crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
+            // A weight for a corpus the database lacks, refused before the copy below (a
+            // second or more on a full build), from the finished database read-only.
+            if !a.text_weights.is_empty() {
+                let recorded = Store::open(&a.db)?.meta("ingest.corpus")?;
+                config.text_weights.for_recorded(recorded.as_deref())?;
+            }
             let build = Build::update(&a.db)?;
             if let Some(code) = &a.lang {
                 pipeline::set_language(&build, text::Language::from_code(code)?)?;
@@ -690,6 +696,34 @@ fn lacks_tables(missing: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::one_field;
+
+    /// `pipeline --help` states the weights' range and the registry's defaults in words: they
+    /// are the code's, so that a change to either shows here.
+    #[test]
+    fn the_text_weight_help_says_the_codes_range_and_defaults() {
+        use pipeline::corpora::{OFFLINE, TextWeights};
+        let cmd = <super::PipelineArgs as clap::Args>::augment_args(clap::Command::new("p"));
+        let arg = cmd
+            .get_arguments()
+            .find(|a| a.get_long() == Some("text-weight"))
+            .expect("--text-weight");
+        let help = arg
+            .get_long_help()
+            .or(arg.get_help())
+            .expect("its help")
+            .to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            help.contains(&format!("N from 1 to {}", TextWeights::MAX)),
+            "{help}"
+        );
+        let weighed: Vec<_> = OFFLINE.iter().filter(|c| c.weight != 1).collect();
+        assert!(!weighed.is_empty(), "the help names a default weight");
+        for c in weighed {
+            assert!(help.contains(&format!("{}={}", c.name, c.weight)), "{help}");
+        }
+        assert!(help.contains("every other corpus 1"), "{help}");
+    }
 
     /// A value with a tab once printed as three fields on `info`'s line.
     #[test]

@@ -985,17 +985,39 @@ fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
         }
     }
     // A text weight for a corpus the build did not read would change nothing: refused, naming
-    // the corpora it has (`clue-db ingest` records none), before any stage runs.
+    // the corpora it has (`clue-db ingest` records none), before any stage runs and before the
+    // database is copied (the debug-build hook after the copy is never reached; `go` is there
+    // so that a copy, if made, would not wait).
     for stage in ["all", "relatedness"] {
-        let run = clue_db([
-            "pipeline",
-            stage,
-            "--text-weight",
-            "wikispeedia=2",
-            "--db",
-            utf8(&db),
-        ])
-        .failed();
+        let gate = dir.path().join(format!("gate-{stage}"));
+        std::fs::create_dir(&gate).unwrap();
+        std::fs::write(gate.join("go"), "").unwrap();
+        let child = spawn(
+            &[
+                "pipeline",
+                stage,
+                "--text-weight",
+                "wikispeedia=2",
+                "--db",
+                utf8(&db),
+            ],
+            &[
+                ("CLUE_DB_TEST_PAUSE", Path::new("copied")),
+                ("CLUE_DB_TEST_PAUSE_DIR", &gate),
+            ],
+        );
+        let out = child.wait_with_output().expect("running clue-db");
+        assert!(!out.status.success(), "{stage}: {out:?}");
+        let run = common::Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        assert!(
+            !gate.join("reached").exists(),
+            "{stage}: the database was copied before the weight was refused"
+        );
+        std::fs::remove_dir_all(&gate).unwrap();
         assert!(
             run.stderr.contains(
                 "--text-weight \"wikispeedia\": no corpus of that name in this build (it was made \

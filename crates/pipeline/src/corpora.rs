@@ -156,8 +156,18 @@ impl TextWeights {
     /// [`crate::ingest::SOURCE_ID_STRIDE`], [`crate::ingest::source_of`]), with its weight; none
     /// for a database made by `clue-db ingest`, whose source has no name.
     pub fn for_build(&self, build: &store::Build) -> Result<Vec<(String, u32)>> {
-        let names = build.meta("ingest.corpus")?.unwrap_or_default();
-        let names: Vec<&str> = names.split(',').filter(|c| !c.is_empty()).collect();
+        self.for_recorded(build.meta("ingest.corpus")?.as_deref())
+    }
+
+    /// [`TextWeights::for_build`] from a database's `meta` `ingest.corpus` as read (`None`: a
+    /// database made by `clue-db ingest`): so an update can check the weights on the finished
+    /// database, read-only, before it copies it.
+    pub fn for_recorded(&self, recorded: Option<&str>) -> Result<Vec<(String, u32)>> {
+        let names: Vec<&str> = recorded
+            .unwrap_or_default()
+            .split(',')
+            .filter(|c| !c.is_empty())
+            .collect();
         let weights = self.for_corpora(&names)?;
         Ok(names.into_iter().map(str::to_string).zip(weights).collect())
     }

@@ -100,13 +100,6 @@ fn parse_args() -> Result<Args> {
     Ok(a)
 }
 
-/// The value at rank ⌈p·n⌉ of sorted samples (the rule of `clue-db bench-suggest`).
-fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
-    let n = sorted.len();
-    let rank = ((p * n as f64).ceil() as usize).clamp(1, n.max(1));
-    sorted.get(rank - 1).copied().unwrap_or(f64::NAN)
-}
-
 /// Half a request head: the server waits for the rest until its head timeout.
 const HALF_HEAD: &[u8] = b"GET / HTTP/1.1\r\nHost: x\r\n";
 
@@ -346,7 +339,7 @@ fn main() -> Result<()> {
         if all.is_empty() {
             "-".to_string()
         } else {
-            format!("{:.2}", nearest_rank(&all, p))
+            format!("{:.2}", latency::nearest_rank(&all, p).unwrap_or(f64::NAN))
         }
     };
     println!(

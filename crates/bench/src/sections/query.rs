@@ -5,8 +5,8 @@
 use super::{Ctx, STRATEGIES, section};
 use crate::parse::BoardLine;
 use crate::proc;
-use crate::stats::Summary;
 use anyhow::{Context, Result};
+use latency::Summary;
 use std::path::Path;
 use std::process::Stdio;
 

@@ -1,6 +1,7 @@
-//! The latency figures of `make bench`: median, p95, max and mean, the quantiles by the
-//! nearest-rank rule (the value at rank ⌈p·n⌉ of the sorted samples), as `clue-db bench-suggest`
-//! and the serve load generator compute them, so that every table compares.
+//! The latency figures every benchmark prints: median, p95, max and mean, the quantiles by the
+//! nearest-rank rule (the value at rank ⌈p·n⌉ of the sorted samples). One crate, so that
+//! `clue-db bench-suggest`, `make bench` and the serve load generator (`crates/serve/examples/load.rs`)
+//! compute them alike and every table compares.
 
 /// The `p`-quantile (0 < p ≤ 1) of sorted samples by the nearest-rank rule; `None` when empty.
 pub fn nearest_rank(sorted: &[f64], p: f64) -> Option<f64> {
