@@ -8,7 +8,7 @@
 //! `examples/bench.rs` (`make bench`) prints the four tables of [`sections`]: the readers, the
 //! pipeline per corpus, `suggest` latency, `clue-db serve` under load. Its synthetic dumps are
 //! [`dumps`]'s, its child processes [`proc`]'s (named in errors, peak memory from `wait4`, ended on
-//! Ctrl-C), what it reads of `clue-db`'s output [`parse`]'s, its quantiles [`stats`]'.
+//! Ctrl-C), what it reads of `clue-db`'s output [`parse`]'s, its quantiles the `latency` crate's.
 
 pub mod dumps;
 pub mod parse;

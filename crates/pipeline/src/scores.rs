@@ -34,6 +34,7 @@ pub struct Best<'i> {
 }
 
 impl<'i> Best<'i> {
+    #[cfg(test)]
     pub fn new(inflector: &'i text::Inflector) -> Self {
         Best::with_rules(Rules::English(inflector))
     }

@@ -147,6 +147,7 @@ impl Csr {
     }
 
     /// The distinct in-neighbours of `v`, sorted; empty when `v` is out of range.
+    #[cfg(test)]
     pub fn in_neighbours(&self, v: usize) -> &[u32] {
         match (self.offsets.get(v), self.offsets.get(v + 1)) {
             (Some(&a), Some(&b)) => &self.sources[a..b],

@@ -4,7 +4,7 @@
 //! rows by PPMI and factors them by the same randomized SVD as the text's.
 //!
 //! Its errors are not the text's: `crane` shares no article with `neck`, yet the dictionary
-//! defines the bird by it. Joined to the text's views ([`crate::join`]), a clue must relate to
+//! defines the bird by it. Joined to the text's views ([`crate::join_all`]), a clue must relate to
 //! its targets in both kinds of evidence (docs/evaluation.md, "Judged by people").
 
 use crate::Params;

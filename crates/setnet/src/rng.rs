@@ -29,6 +29,7 @@ impl Rng {
     }
 
     /// Standard normal (Box–Muller).
+    #[cfg(test)]
     pub fn gaussian(&mut self) -> f64 {
         self.0.gaussian()
     }

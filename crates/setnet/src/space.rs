@@ -74,12 +74,9 @@ impl Space {
         }
     }
 
+    #[cfg(test)]
     pub fn card(&self, i: usize) -> &[f32] {
         &self.cards[i * self.dims..(i + 1) * self.dims]
-    }
-
-    pub fn card_count(&self) -> usize {
-        self.cards.len() / self.dims.max(1)
     }
 }
 

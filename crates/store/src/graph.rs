@@ -53,6 +53,7 @@ pub struct LinkGraph {
 
 impl LinkGraph {
     /// A graph over `ids` (sorted, distinct page ids) with no links.
+    #[cfg(test)]
     pub fn without_links(ids: Vec<u64>) -> LinkGraph {
         let offsets = vec![0; ids.len() + 1];
         LinkGraph {
@@ -565,11 +566,6 @@ impl GraphBuilder {
             spill: None,
             pushed: 0,
         }
-    }
-
-    /// Pairs pushed so far (duplicates included).
-    pub fn pushed(&self) -> u64 {
-        self.pushed
     }
 
     /// Adds the link `src -> dst`. Page ids must fit 32 bits (MediaWiki's are; a build of

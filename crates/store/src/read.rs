@@ -81,6 +81,7 @@ impl Store<'_> {
     }
 
     /// Every `(term, score)` for a clue.
+    #[cfg(test)]
     pub fn terms_of(&self, clue: &str) -> Result<Vec<(String, f64)>> {
         let mut st = self
             .conn()
@@ -128,14 +129,6 @@ impl Store<'_> {
             score(clue, term, e.score)?;
         }
         Ok(evidence)
-    }
-
-    /// The plain text of a page.
-    pub fn page_text(&self, id: u64) -> Result<Option<String>> {
-        let mut st = self
-            .conn()
-            .prepare_cached("SELECT text FROM page_text WHERE id = ?1")?;
-        Ok(st.query_row([id as i64], |r| r.get(0)).optional()?)
     }
 
     /// Calls `f(clue, term, score)` for every row of `scores`, in no particular order (one

@@ -131,11 +131,6 @@ impl TermForms {
         }
         out
     }
-
-    /// The forms, words joined by single spaces.
-    pub fn forms(&self) -> impl Iterator<Item = String> + '_ {
-        self.forms.iter().map(|f| f.join(" "))
-    }
 }
 
 /// How a term is used on a page: its largest bucket.

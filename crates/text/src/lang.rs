@@ -185,6 +185,7 @@ impl Language {
 
     /// Whether a stopword list is compiled in (English's own; the Snowball project's for the
     /// others that have one).
+    #[cfg(test)]
     pub fn has_stopwords(self) -> bool {
         self.is_english() || LANGUAGES[self.at].2.is_some()
     }

@@ -337,6 +337,7 @@ impl ApiClient {
         })
     }
 
+    #[cfg(test)]
     pub fn options(&self) -> &ApiOptions {
         &self.inner.options
     }

@@ -168,17 +168,6 @@ impl SqlReader {
         &self.insert_table
     }
 
-    /// Column names of the current `INSERT`'s table; empty when the dump had no `CREATE TABLE`
-    /// for it.
-    pub fn columns(&self) -> &[String] {
-        &self.columns
-    }
-
-    /// Changes whenever [`Self::columns`] may have changed.
-    pub fn schema_generation(&self) -> u64 {
-        self.schema_generation
-    }
-
     /// The next tuple, `None` at the end of the input. After an error, always `None`.
     pub fn next_row(&mut self) -> Result<Option<Row<'_>>> {
         match self.advance() {
