@@ -34,10 +34,11 @@ def vectors(path):
         n, d = map(int, f.readline().split())
         words, rows = [], np.zeros((n, d), np.float32)
         for i, line in enumerate(f):
-            parts = line.rstrip("\n").split(" ")
+            parts = line.split()
             words.append(parts[0])
             rows[i] = np.asarray(parts[1:], np.float32)
-    rows /= np.linalg.norm(rows, axis=1, keepdims=True) + 1e-12
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    rows /= np.where(norms > 0, norms, 1)
     return words, rows
 
 
@@ -51,12 +52,13 @@ def agreement(minilm, glove, cards):
     g = gv[[gi[w] for w in shared]]
     out = {}
     for card in cards:
-        if card not in at:
+        k = at.get(card)
+        if k is None or not m[k].any() or not g[k].any():
             continue
-        k = at[card]
-        near_m = np.argsort(-(m @ m[k]))[1 : NEAREST + 1]
-        near_g = set(np.argsort(-(g @ g[k]))[1 : AGREEING + 1].tolist())
-        out[card] = sum(int(j) in near_g for j in near_m) / NEAREST
+        near_m = [j for j in np.argsort(-(m @ m[k]))[: NEAREST + 1].tolist() if j != k][:NEAREST]
+        near_g = [j for j in np.argsort(-(g @ g[k]))[: AGREEING + 1].tolist() if j != k]
+        near_g = set(near_g[:AGREEING])
+        out[card] = sum(j in near_g for j in near_m) / NEAREST
     return out
 
 
@@ -78,15 +80,20 @@ def main(argv):
         with open(path, encoding="utf-8") as f:
             for line in f:
                 t = json.loads(line)
+                if t.get("guesser") != guesser:
+                    continue
                 picks = t["picks"].get(guesser, [])
                 games += t["turn"] == 1
-                assassins += t["assassin"] in picks
+                # The turn's outcome: a pick past the first wrong one is never taken.
+                assassins += t["outcome"] == "assassin"
                 if t["number"] != 1 or t["targets"][0] not in agree:
                     continue
                 cell = cells[band(agree[t["targets"][0]])]
                 cell[0] += 1
                 cell[1] += picks[:1] == t["targets"]
                 cell[2] += picks[:1] == [t["assassin"]]
+    if not games:
+        sys.exit(f"no game of guesser {guesser!r} in the records")
     counts = collections.Counter(band(a) for a in agree.values())
     print(f"{len(agree)} cards both guessers know; {games} games, {assassins} assassins")
     print("| agreement | cards | one-card clues | first pick the target | first pick the assassin |")

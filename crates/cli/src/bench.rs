@@ -161,17 +161,7 @@ pub fn suggest(a: BenchSuggestArgs) -> Result<()> {
         let Some(l) = latency::Summary::of(&ms) else {
             bail!("no board was timed");
         };
-        writeln!(
-            out,
-            "{:<12} {:>7} {:>10.3} {:>9.3} {:>9.3} {:>9.3} {:>8}",
-            kind.name(),
-            l.n,
-            l.median,
-            l.p95,
-            l.max,
-            l.mean,
-            no_clue
-        )?;
+        writeln!(out, "{:<12} {} {:>8}", kind.name(), l.row(), no_clue)?;
     }
     Ok(())
 }

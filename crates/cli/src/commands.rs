@@ -537,15 +537,21 @@ pub fn pipeline(a: PipelineArgs) -> Result<()> {
         }
         None => {
             crate::outputs::refuse_overwriting_inputs("--db", &a.db, &inputs)?;
-            // A weight for a corpus the database lacks, refused before the copy below (a
-            // second or more on a full build), from the finished database read-only.
-            if !a.text_weights.is_empty() {
+            // A language or a weight the build would refuse, refused before the copy below (a
+            // second or more on a full build); the weight from the finished database read-only.
+            // A path that is no file is left to `Build::update`, which says what it is.
+            let language = a
+                .lang
+                .as_deref()
+                .map(text::Language::from_code)
+                .transpose()?;
+            if !a.text_weights.is_empty() && a.db.is_file() {
                 let recorded = Store::open(&a.db)?.meta("ingest.corpus")?;
                 config.text_weights.for_recorded(recorded.as_deref())?;
             }
             let build = Build::update(&a.db)?;
-            if let Some(code) = &a.lang {
-                pipeline::set_language(&build, text::Language::from_code(code)?)?;
+            if let Some(language) = language {
+                pipeline::set_language(&build, language)?;
             }
             // Before the stages ahead of relatedness: a weight it would refuse, refused now.
             let weighed = config.text_weights.for_build(&build)?;

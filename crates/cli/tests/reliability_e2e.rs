@@ -1007,12 +1007,13 @@ fn a_parameter_that_builds_no_measure_is_refused_and_the_database_survives() {
             ],
         );
         let out = child.wait_with_output().expect("running clue-db");
-        assert!(!out.status.success(), "{stage}: {out:?}");
         let run = common::Run {
             code: out.status.code(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        };
+        }
+        .failed();
+        // The hook is compiled into debug builds only, as the other pause tests here need too.
         assert!(
             !gate.join("reached").exists(),
             "{stage}: the database was copied before the weight was refused"

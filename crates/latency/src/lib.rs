@@ -34,8 +34,8 @@ impl Summary {
         })
     }
 
-    /// The row's figures as the whole-process table prints them:
-    /// count, then median, p95, max and mean to the microsecond (in ms).
+    /// The row's figures as `make bench`'s whole-process table and `clue-db bench-suggest` print
+    /// them: count, then median, p95, max and mean to the microsecond (in ms).
     pub fn row(&self) -> String {
         format!(
             "{:>7} {:>10.3} {:>9.3} {:>9.3} {:>9.3}",

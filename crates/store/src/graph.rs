@@ -539,7 +539,6 @@ pub struct GraphBuilder {
     cap: usize,
     dir: PathBuf,
     spill: Option<Spill>,
-    pushed: u64,
 }
 
 /// The sorted runs written so far, in one unnamed temporary file (deleted by the system when
@@ -564,7 +563,6 @@ impl GraphBuilder {
                 false => dir.to_path_buf(),
             },
             spill: None,
-            pushed: 0,
         }
     }
 
@@ -583,7 +581,6 @@ impl GraphBuilder {
             self.chunk.reserve_exact(self.cap.min(1 << 20));
         }
         self.chunk.push(src << 32 | dst);
-        self.pushed += 1;
         if self.chunk.len() >= self.cap {
             self.spill_chunk()?;
         }

@@ -675,7 +675,9 @@ fn the_inflections_table_is_the_rule() {
 
 /// `--text-weight` reaches the relatedness stage: the corpus counted twice is read twice by the
 /// skip-gram (its tokens doubled), its vocabulary's counts stay those of the text, and `meta`
-/// names the weight used. On the enwiki XML excerpt: a few seconds a build.
+/// names the weight used; the same when the stage runs again on a finished database (an update,
+/// whose weights are checked on the database before it is copied). On the enwiki XML excerpt: a
+/// few seconds a build.
 #[test]
 fn a_text_weight_reaches_the_stage() {
     let dir = tempfile::tempdir().unwrap();
@@ -689,15 +691,28 @@ fn a_text_weight_reaches_the_stage() {
             "enwiki-sample",
             "--text-weight",
             &format!("enwiki-sample={weight}"),
+            "--keep-text",
             "--data",
             utf8(&data),
             "--db",
             utf8(&db),
         ])
         .ok();
-        open(&db)
+        db
     };
-    let (once, twice) = (build(1), build(2));
+    let (once_db, twice_db) = (build(1), build(2));
+    let updated = dir.path().join("updated.sqlite");
+    std::fs::copy(&once_db, &updated).unwrap();
+    clue_db([
+        "pipeline",
+        "relatedness",
+        "--text-weight",
+        "enwiki-sample=2",
+        "--db",
+        utf8(&updated),
+    ])
+    .ok();
+    let (once, twice, updated) = (open(&once_db), open(&twice_db), open(&updated));
     let m = |c: &Connection, key: &str| meta(c, key).unwrap_or_default();
     assert_eq!(m(&once, "relatedness.text_weights"), "enwiki-sample=1");
     assert_eq!(m(&twice, "relatedness.text_weights"), "enwiki-sample=2");
@@ -708,6 +723,8 @@ fn a_text_weight_reaches_the_stage() {
     let read = |c: &Connection| -> u64 { m(c, "relatedness.skip_gram_tokens").parse().unwrap() };
     assert!(read(&once) > 0);
     assert_eq!(read(&twice), 2 * read(&once));
+    assert_eq!(m(&updated, "relatedness.text_weights"), "enwiki-sample=2");
+    assert_eq!(read(&updated), read(&twice));
     let words =
         |c: &Connection| column(c, "SELECT word || ' ' || count FROM clue_words ORDER BY id");
     assert_eq!(words(&once), words(&twice));
