@@ -335,13 +335,7 @@ fn main() -> Result<()> {
         }
     );
     // Quantiles of the requests answered 200: what a client the server serves waits.
-    let q = |p: f64| {
-        if all.is_empty() {
-            "-".to_string()
-        } else {
-            format!("{:.2}", latency::nearest_rank(&all, p).unwrap_or(f64::NAN))
-        }
-    };
+    let q = |p: f64| latency::nearest_rank(&all, p).map_or("-".to_string(), |v| format!("{v:.2}"));
     println!(
         "{:>9} {:>8} {:>9} {:>10} {:>9} {:>9} {:>7}",
         "requests", "ok %", "ok/s", "median ms", "p95 ms", "max ms", "errors"
