@@ -57,7 +57,7 @@ fmt:
 # BENCH_BOARDS, BENCH_PROCESS_BOARDS, BENCH_SEED, BENCH_MS_REPEAT, BENCH_IDLE, BENCH_CLIENTS,
 # BENCH_SECONDS, BENCH_SECTIONS, BENCH_DB (`--help`).
 bench: build
-	$(CARGO) build --release -p bench -p serve -p rank --example bench --example load --example pagerank_bench
+	$(CARGO) build --release -p bench -p serve -p rank -p relate --example bench --example load --example pagerank_bench --example skip_gram
 	$(or $(CARGO_TARGET_DIR),target)/release/examples/bench --bin $(BIN)
 
 # The scale rehearsal (issue 23; not in CI nor in `make test`): synthetic corpora of 1×, 3× and

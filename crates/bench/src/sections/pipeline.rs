@@ -13,8 +13,8 @@ use std::time::Duration;
 /// The corpora, in order; the last one's database is the one sections 3 and 4 query.
 pub const CORPORA: [&str; 2] = ["wikispeedia", "wikispeedia,enwiki-2015-wikiextractor"];
 
-/// How long the `rank` example may run.
-pub const RANK_LIMIT: Duration = Duration::from_secs(120);
+/// How long each crate example (`pagerank_bench`, `skip_gram`) may run.
+pub const EXAMPLE_LIMIT: Duration = Duration::from_secs(120);
 
 /// `clue-db info --db DB`.
 pub fn info(ctx: &Ctx, db: &Path) -> Result<Meta> {
@@ -96,46 +96,69 @@ pub fn run(ctx: &Ctx) -> Result<PathBuf> {
     let (db, m) = last.context("no corpus")?;
     println!("\n{}", pagerank_line(&m));
     rank_example(ctx)?;
+    skip_gram_example(ctx)?;
     Ok(db)
 }
 
 /// The `rank` crate's example on a random graph of 1 M nodes and 19 M edges, at most
-/// [`RANK_LIMIT`]: its `generated` and `CSR:` lines and its last line.
+/// [`EXAMPLE_LIMIT`]: its `generated` and `CSR:` lines and its last line.
 fn rank_example(ctx: &Ctx) -> Result<()> {
-    println!(
-        "\nrank crate example (random graph, 1 M nodes / 19 M edges; {} s limit):",
-        RANK_LIMIT.as_secs()
-    );
-    let bin = match ctx.example("pagerank_bench", "rank") {
+    example(
+        ctx,
+        ("pagerank_bench", "rank"),
+        "rank crate example (random graph, 1 M nodes / 19 M edges",
+        &["generated", "CSR:"],
+    )
+}
+
+/// The `relate` crate's example: the skip-gram view's training, the relatedness stage's
+/// longest part, on a synthetic stream of 10 M words, at most [`EXAMPLE_LIMIT`]: its two lines.
+fn skip_gram_example(ctx: &Ctx) -> Result<()> {
+    example(
+        ctx,
+        ("skip_gram", "relate"),
+        "relate crate example (the skip-gram on 10 M synthetic words over 16,350",
+        &["stream:"],
+    )
+}
+
+/// Runs the example `name` of crate `krate` for at most [`EXAMPLE_LIMIT`] under `heading`, and
+/// prints its lines that start with one of `keep` and its last line (or why it was skipped).
+fn example(ctx: &Ctx, (name, krate): (&str, &str), heading: &str, keep: &[&str]) -> Result<()> {
+    println!("\n{heading}; {} s limit):", EXAMPLE_LIMIT.as_secs());
+    let bin = match ctx.example(name, krate) {
         Ok(b) => b,
         Err(e) => {
             println!("  (skipped: {e:#})");
             return Ok(());
         }
     };
-    let log = ctx.tmp("rank.log");
+    let log = ctx.tmp(&format!("{name}.log"));
     let out = std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
     let mut cmd = Command::new(bin);
     cmd.stdout(out.try_clone()?).stderr(out);
-    let done = proc::spawn(&mut cmd)?.wait_at_most(RANK_LIMIT)?;
+    let done = proc::spawn(&mut cmd)?.wait_at_most(EXAMPLE_LIMIT)?;
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     match done {
         Some(d) if d.success() => {
-            for l in lines
+            let (last, rest) = lines
+                .split_last()
+                .map_or((None, &[][..]), |(l, r)| (Some(l), r));
+            for l in rest
                 .iter()
-                .filter(|l| l.starts_with("generated") || l.starts_with("CSR:"))
+                .filter(|l| keep.iter().any(|k| l.starts_with(k)))
             {
                 println!("  {l}");
             }
-            if let Some(l) = lines.last() {
+            if let Some(l) = last {
                 println!("  {l}");
             }
         }
         other => {
             let why = match other {
                 Some(d) => d.describe(),
-                None => format!("over the {} s limit", RANK_LIMIT.as_secs()),
+                None => format!("over the {} s limit", EXAMPLE_LIMIT.as_secs()),
             };
             println!("  (skipped: {why})");
             for l in &lines[lines.len().saturating_sub(3)..] {
