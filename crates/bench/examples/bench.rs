@@ -4,8 +4,8 @@
 //!
 //! It prints tables only, and writes nothing outside one temporary folder, removed on exit (also
 //! on failure, Ctrl-C and SIGTERM, which end its child processes first). It drives the release
-//! `clue-db` binary and two examples built beside this one (`serve`'s `load`, `rank`'s
-//! `pagerank_bench`): `make bench` builds them all. Settings: `--help` (each has an environment
+//! `clue-db` binary and three examples built beside this one (`serve`'s `load`, `rank`'s
+//! `pagerank_bench`, `relate`'s `skip_gram`): `make bench` builds them all. Settings: `--help` (each has an environment
 //! variable too, as `make bench` takes them). What each figure means: `crates/bench/README.md`.
 
 use anyhow::{Context, Result, bail};

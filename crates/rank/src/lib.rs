@@ -376,20 +376,26 @@ mod tests {
         assert!(r.converged);
     }
 
-    #[test]
-    fn converges_within_tolerance_and_sums_to_n() {
-        // A pseudo-random graph with dangling nodes, self-loops and duplicates.
-        let n = 2000usize;
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    /// `m` pseudo-random edges (xorshift64 from `seed`) from nodes below `sources` (the others
+    /// dangling) to nodes below `n`, self-loops and duplicates among them.
+    fn random_edges(seed: u64, m: usize, sources: u64, n: usize) -> Vec<(u32, u32)> {
+        let mut state = seed;
         let mut next = || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             state
         };
-        let edges: Vec<(u32, u32)> = (0..20_000)
-            .map(|_| ((next() % 1500) as u32, (next() % n as u64) as u32))
-            .collect();
+        (0..m)
+            .map(|_| ((next() % sources) as u32, (next() % n as u64) as u32))
+            .collect()
+    }
+
+    #[test]
+    fn converges_within_tolerance_and_sums_to_n() {
+        // A pseudo-random graph with dangling nodes, self-loops and duplicates.
+        let n = 2000usize;
+        let edges = random_edges(0x9e37_79b9_7f4a_7c15, 20_000, 1500, n);
         let g = Csr::from_edges(n, &edges).unwrap();
         let params = Params::default();
         let mut deltas = Vec::new();
@@ -450,34 +456,30 @@ mod tests {
         // parts on every run: the build's PageRank, and the scores made from it, must not vary
         // in their last bits from one build of the same pages to the next.
         let n = 300_000usize;
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let edges: Vec<(u32, u32)> = (0..1_500_000)
-            .map(|_| ((next() % 250_000) as u32, (next() % n as u64) as u32))
-            .collect();
+        let edges = random_edges(0x2545_f491_4f6c_dd1d, 1_500_000, 250_000, n);
         let g = Csr::from_edges(n, &edges).unwrap();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(4)
             .build()
             .unwrap();
-        let run = || {
+        let run = |pool: &rayon::ThreadPool| {
             let mut deltas = Vec::new();
             let r = pool
                 .install(|| pagerank_observed(&g, Params::default(), |_, d| deltas.push(d)))
                 .unwrap();
-            (r, deltas)
+            let bits = |x: &[f64]| x.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+            (bits(&r.ranks), bits(&deltas), r.iterations)
         };
-        let (first, first_deltas) = run();
+        let first = run(&pool);
         for _ in 0..8 {
-            let (again, deltas) = run();
-            assert_eq!(deltas, first_deltas);
-            assert_eq!(again, first);
+            assert_eq!(run(&pool), first);
         }
+        // And on one thread, where no sum is split at all.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert_eq!(run(&one), first);
     }
 
     #[test]

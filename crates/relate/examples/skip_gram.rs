@@ -10,8 +10,7 @@
 
 use std::time::Instant;
 
-use relate::sgns::{SEP, SkipGram, train};
-use seeded::SplitMix64;
+use relate::sgns::{SEP, SkipGram, fingerprint, train, zipf_stream};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -24,25 +23,9 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(16_350)
         .max(1);
-    // Zipf's law: the word of rank r drawn with probability ∝ 1/r, by its cumulative share.
-    let mut cumulative: Vec<f64> = Vec::with_capacity(vocabulary);
-    let mut total = 0.0;
-    for r in 1..=vocabulary {
-        total += 1.0 / r as f64;
-        cumulative.push(total);
-    }
-    let mut rng = SplitMix64::new(7);
     let t = Instant::now();
-    let mut stream: Vec<u32> = Vec::with_capacity(words + words / 8);
-    let mut drawn = 0;
-    while drawn < words {
-        for _ in 0..4 + rng.below(17) {
-            let u = rng.unit() * total;
-            stream.push(cumulative.partition_point(|&c| c < u).min(vocabulary - 1) as u32);
-            drawn += 1;
-        }
-        stream.push(SEP);
-    }
+    let stream = zipf_stream(words, vocabulary, 7);
+    let drawn = stream.iter().filter(|&&t| t != SEP).count();
     println!(
         "stream: {drawn} words over {vocabulary} in {} sentences, made in {:.2} s",
         stream.len() - drawn,
@@ -52,9 +35,7 @@ fn main() {
     let t = Instant::now();
     let vectors = train(&stream, vocabulary, &p, |_| {});
     let s = t.elapsed().as_secs_f64();
-    let fingerprint = vectors.data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
-        (h ^ x.to_bits() as u64).wrapping_mul(0x100_0000_01b3)
-    });
+    let fingerprint = fingerprint(&vectors);
     println!(
         "skip-gram ({} dimensions, window {}, {} negatives, one pass, one thread): {s:.2} s, \
          {:.0} k words/s; vectors' fingerprint {fingerprint:016x}",

@@ -74,6 +74,38 @@ pub fn keep_probability(count: u64, total: u64, sample: f64) -> f32 {
     (((f / sample).sqrt() + 1.0) * sample / f).min(1.0) as f32
 }
 
+/// A seeded synthetic stream of about `words` words shaped as the text's: ids below
+/// `vocabulary` drawn by Zipf's law (rank `r` with probability ∝ 1/r), in sentences of 4 to 20
+/// ended by [`SEP`]. For the `skip_gram` example's timing and the tests' fixed vectors.
+pub fn zipf_stream(words: usize, vocabulary: usize, seed: u64) -> Vec<u32> {
+    let vocabulary = vocabulary.max(1);
+    let mut cumulative: Vec<f64> = Vec::with_capacity(vocabulary);
+    let mut total = 0.0;
+    for r in 1..=vocabulary {
+        total += 1.0 / r as f64;
+        cumulative.push(total);
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut stream: Vec<u32> = Vec::with_capacity(words + words / 8);
+    let mut drawn = 0;
+    while drawn < words {
+        for _ in 0..4 + rng.below(17) {
+            let u = rng.unit() * total;
+            stream.push(cumulative.partition_point(|&c| c < u).min(vocabulary - 1) as u32);
+            drawn += 1;
+        }
+        stream.push(SEP);
+    }
+    stream
+}
+
+/// FNV-1a over the bits of `m`'s entries: two trainings' vectors compared in one number.
+pub fn fingerprint(m: &Mat) -> u64 {
+    m.data.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, x| {
+        (h ^ x.to_bits() as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
 /// Where the negative samples come from: word2vec's unigram table of `size` slots, each word
 /// filling a share proportional to `count^0.75`, a uniform slot drawn per sample. The table is
 /// kept as its runs (one per word, in id order), not as the slots: at 2²³ slots it is 32 MB,
@@ -96,6 +128,7 @@ impl NegativeTable {
     /// The table of `size` slots (below 2³²) for words seen `counts` times (empty when no word
     /// was seen).
     pub fn new(counts: &[u64], size: usize) -> NegativeTable {
+        assert!(size <= u32::MAX as usize, "{size} slots: at most 2³² − 1");
         let weights: Vec<f64> = counts.iter().map(|&c| (c as f64).powf(0.75)).collect();
         let sum: f64 = weights.iter().sum();
         let (mut ends, mut words) = (Vec::new(), Vec::new());
@@ -122,7 +155,8 @@ impl NegativeTable {
                 None => {}
             }
         }
-        // About 2¹⁶ blocks: most fall inside one frequent word's run.
+        // At most 2¹⁶ blocks (2¹⁵ or more for a table that large): most fall inside one
+        // frequent word's run.
         let shift = (usize::BITS - size.leading_zeros()).saturating_sub(16);
         let mut first = Vec::with_capacity((size >> shift) + 1);
         let mut run = 0usize;
@@ -142,7 +176,8 @@ impl NegativeTable {
         }
     }
 
-    /// How many slots a draw is taken from.
+    /// How many slots a draw is taken from (as made: an empty table has no word to give,
+    /// and [`NegativeTable::word`] is not to be asked).
     pub fn size(&self) -> usize {
         self.size
     }
@@ -407,6 +442,17 @@ mod tests {
             let t = NegativeTable::new(counts, size);
             assert_eq!(slots(&t), unigram_slots(counts, size), "{size} slots");
         }
+    }
+
+    #[test]
+    fn a_quicker_training_keeps_the_vectors_bit_for_bit() {
+        // The fingerprint of the vectors the skip-gram trained on this stream before its
+        // negative samples were read from runs and prefetched (commit f413557, the example
+        // `skip_gram 200000 2000`): a change of speed must not change one bit of them.
+        let stream = zipf_stream(200_000, 2_000, 7);
+        assert_eq!(stream.iter().filter(|&&t| t != SEP).count(), 200_005);
+        let v = train(&stream, 2_000, &SkipGram::default(), |_| {});
+        assert_eq!(fingerprint(&v), 0x3537_8189_7e77_0e25);
     }
 
     /// Words 0–2 are animals that share their company (3–5: eat, run, sleep), words 6–8 are

@@ -39,7 +39,7 @@ pub struct Settings {
 pub struct Ctx {
     /// The `clue-db` binary.
     pub bin: PathBuf,
-    /// The folder of the examples run beside it (`load`, `pagerank_bench`).
+    /// The folder of the examples run beside it (`load`, `pagerank_bench`, `skip_gram`).
     pub examples: PathBuf,
     /// The shared data folder.
     pub data: PathBuf,

@@ -1,6 +1,7 @@
 //! Section 2: `clue-db pipeline all` per corpus (Wikispeedia alone, then both corpora, what
 //! `make pipeline` builds), each stage's seconds from `clue-db info`, the wall time and peak
-//! memory of the child (`wait4`), then PageRank's figures and the `rank` crate's example.
+//! memory of the child (`wait4`), then PageRank's figures, the `rank` crate's example and the
+//! `relate` crate's (the skip-gram's training).
 
 use super::{Ctx, rule, section};
 use crate::parse::Meta;
