@@ -183,7 +183,8 @@ impl NegativeTable {
     }
 
     /// Whether no word has a slot (no word was seen).
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.words.is_empty()
     }
 
