@@ -4,13 +4,14 @@
 
 use std::collections::HashMap;
 
+use crate::WordMap;
 use crate::tokens::{PairSet, Sentences};
 use crate::vocab::{NONE, Vocab};
 
 /// Every token's count (pass one: what the vocabulary is built from).
 #[derive(Debug, Default)]
 pub struct TypeCounter {
-    counts: HashMap<String, u64>,
+    counts: WordMap<u64>,
     pub tokens: u64,
     /// Texts added.
     pub pages: u64,
@@ -40,7 +41,7 @@ impl TypeCounter {
     }
 
     /// Every token's occurrences.
-    pub fn counts(&self) -> &HashMap<String, u64> {
+    pub fn counts(&self) -> &WordMap<u64> {
         &self.counts
     }
 }

@@ -3,7 +3,7 @@
 //! The stopwords are the corpus language's ([`PairSet::with_language`]); English, by default,
 //! lower-cases ASCII letters only, as it always has, and other languages every letter.
 
-use std::collections::HashMap;
+use crate::WordMap;
 
 /// Splits text into sentences of content-word tokens and calls `f` once per sentence.
 ///
@@ -29,7 +29,7 @@ pub struct Sentences<'p> {
 #[derive(Debug, Clone, Default)]
 pub struct PairSet {
     /// First word → the phrases starting with it (all their words), longest first.
-    phrases: HashMap<String, Vec<Vec<String>>>,
+    phrases: WordMap<Vec<Vec<String>>>,
     language: text::Language,
 }
 

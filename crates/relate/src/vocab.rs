@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use crate::WordMap;
 use crate::tokens::{card_token, is_word, is_word_in};
 
 /// Words with ids: the rows and columns of every matrix of this crate.
@@ -27,7 +28,7 @@ pub struct Vocab {
     /// Each card word's id.
     pub cards: Vec<(String, u32)>,
     /// Every form (as tokens come) → its id.
-    index: HashMap<String, u32>,
+    index: WordMap<u32>,
 }
 
 /// The forms folded into one word, with their counts, and their total.
@@ -49,7 +50,7 @@ impl Vocab {
     /// Builds the vocabulary from every token's count. `cards` are lower-case card words (two-word
     /// cards as the tokenizer joins them, `new york`).
     pub fn build(
-        types: &HashMap<String, u64>,
+        types: &WordMap<u64>,
         cards: &[String],
         min_count: u64,
         inflector: &text::Inflector,
@@ -82,7 +83,7 @@ impl Vocab {
     /// [`Vocab::build`] for a corpus in `language`: English's is [`Vocab::build`] with the shared
     /// inflection tables; any other folds forms by their Snowball stem.
     pub fn build_for(
-        types: &HashMap<String, u64>,
+        types: &WordMap<u64>,
         cards: &[String],
         min_count: u64,
         language: text::Language,
@@ -108,7 +109,7 @@ impl Vocab {
     }
 
     fn build_with(
-        types: &HashMap<String, u64>,
+        types: &WordMap<u64>,
         cards: &[String],
         min_count: u64,
         key_of: impl Fn(&str) -> String,
@@ -227,7 +228,7 @@ mod tests {
     #[test]
     fn plurals_fold_and_classes_take_the_written_name() {
         let inflector = text::Inflector::shared();
-        let types: HashMap<String, u64> = [
+        let types: WordMap<u64> = [
             ("apple", 5),
             ("apples", 7),
             ("mice", 4),
@@ -272,7 +273,7 @@ mod tests {
     #[test]
     fn a_verb_form_does_not_fold_into_a_noun_card() {
         let inflector = text::Inflector::shared();
-        let types: HashMap<String, u64> = [
+        let types: WordMap<u64> = [
             ("mount", 20),
             ("mounts", 5),
             ("mounted", 30),
@@ -296,7 +297,7 @@ mod tests {
     #[test]
     fn words_on_too_many_pages_are_no_clue() {
         let inflector = text::Inflector::shared();
-        let types: HashMap<String, u64> = [("made", 90), ("honey", 40), ("bee", 30)]
+        let types: WordMap<u64> = [("made", 90), ("honey", 40), ("bee", 30)]
             .into_iter()
             .map(|(w, n)| (w.to_string(), n))
             .collect();

@@ -1,6 +1,6 @@
-//! Throughput of `analyze` (tokens, sentences, tags, entities) and of term counting over
-//! Wikispeedia articles: `cargo run --release -p text --example throughput -- DIR [MAX_FILES]`
-//! where DIR holds the unpacked `plaintext_articles/*.txt`.
+//! Throughput of `analyze` (tokens, sentences, tags, entities), of the stopword test and of term
+//! counting over Wikispeedia articles: `cargo run --release -p text --example throughput -- DIR
+//! [MAX_FILES]` where DIR holds the unpacked `plaintext_articles/*.txt`.
 
 use std::time::Instant;
 
@@ -30,6 +30,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let tokens: usize = texts.iter().map(|s| text::tokenize(s).len()).sum();
     let tokenize = t.elapsed();
+
+    // The relatedness stage asks every word it reads whether it is a stopword; beside it, the
+    // binary search of the sorted list that `is_stopword` was before 2026-11-29.
+    let all: Vec<&str> = texts
+        .iter()
+        .flat_map(|s| text::tokenize(s).into_iter().map(move |t| t.text(s)))
+        .collect();
+    let t = Instant::now();
+    let stop = all.iter().filter(|w| text::is_stopword(w)).count();
+    let stopwords = t.elapsed();
+    let t = Instant::now();
+    let list = text::stopwords();
+    let searched = all
+        .iter()
+        .filter(|w| {
+            if w.bytes().all(|b| b.is_ascii_lowercase() || b == b'\'') {
+                list.binary_search(w).is_ok()
+            } else {
+                let lower = w.to_lowercase().replace('\u{2019}', "'");
+                list.binary_search(&lower.as_str()).is_ok()
+            }
+        })
+        .count();
+    let binary_search = t.elapsed();
+    assert_eq!(stop, searched, "the two stopword tests disagree");
 
     let t = Instant::now();
     let mut entities = 0;
@@ -74,6 +99,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "tokenize: {tokenize:.2?} ({:.2} M tokens/s)",
         rate(tokenize)
+    );
+    println!(
+        "stopwords: {stopwords:.2?} ({:.2} M tokens/s; by binary search {binary_search:.2?}, \
+         {:.2} M tokens/s), {stop} of {} tokens",
+        rate(stopwords),
+        rate(binary_search),
+        all.len()
     );
     println!(
         "analyze (tokenize+split+tag+entities): {analyze:.2?} ({:.2} M tokens/s)",
