@@ -238,7 +238,7 @@ const STOPWORDS: &[&str] = &[
 ///
 /// The relatedness stage asks this of every token of the corpus, several passes over: a binary
 /// search of the list took 9 % of a Wikispeedia build's CPU (eight string comparisons a token),
-/// so the list is looked up by length and first letter ([`Index`]).
+/// so the list is looked up by length and first letter (`Index`).
 pub fn is_stopword(word: &str) -> bool {
     if word.is_ascii() {
         // Lower-cased on the stack; a byte no stopword has (a digit, a dot) just finds none.
