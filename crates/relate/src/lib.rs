@@ -33,7 +33,8 @@ pub use tokens::PairSet;
 pub use vocab::Vocab;
 
 /// A map keyed by a word, for the maps the text's passes look up once a token: hashed by
-/// foldhash (seeded per process), several times quicker than the standard SipHash on short keys.
+/// foldhash (seeded per process), quicker than the standard SipHash on short keys (SipHash took
+/// 3.5 % of a Wikispeedia build's CPU for these maps).
 pub type WordMap<V> = std::collections::HashMap<String, V, foldhash::fast::RandomState>;
 
 /// The measure's parameters, recorded in `meta` by the stage.
