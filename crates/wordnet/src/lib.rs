@@ -12,7 +12,9 @@
 //! them takes about a second; the stage does it once per build.
 
 use rayon::prelude::*;
-use std::collections::HashMap;
+/// The maps here hash by foldhash (seeded per process): their lookups of WordNet's words were a
+/// fifth of [`Lexicon::contexts`]'s time with SipHash, which every build runs.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 use std::io::Read;
 
 const SYNSETS_GZ: &[u8] = include_bytes!("../data/synsets.tsv.gz");
@@ -131,7 +133,7 @@ impl Lexicon {
             });
         }
         let mut list = Vec::new();
-        let mut by_lemma = HashMap::new();
+        let mut by_lemma = HashMap::default();
         for (i, line) in senses.lines().enumerate() {
             let (lemma, rest) = line
                 .split_once('\t')
@@ -170,12 +172,22 @@ impl Lexicon {
     /// → `marsh`, `bodies` → `body`, `firemen` → `fireman`); a phrase with `_` for its spaces
     /// (`ice cream` → `ice_cream`).
     pub fn lemma_of(&self, word: &str) -> Option<&str> {
-        let w = word.replace(' ', "_");
+        // Without an allocation for a word of one part, nor for each rule tried: the contexts of
+        // every build look up each of WordNet's gloss words.
+        let w: std::borrow::Cow<str> = if word.contains(' ') {
+            word.replace(' ', "_").into()
+        } else {
+            word.into()
+        };
         let known = |c: &str| self.by_lemma.get_key_value(c).map(|(k, _)| k.as_str());
         known(&w).or_else(|| {
+            let mut form = String::new();
             text::NOUN_RULES.iter().find_map(|(suffix, add)| {
-                w.strip_suffix(suffix)
-                    .and_then(|s| known(&format!("{s}{add}")))
+                let stem = w.strip_suffix(suffix)?;
+                form.clear();
+                form.push_str(stem);
+                form.push_str(add);
+                known(&form)
             })
         })
     }
@@ -253,7 +265,7 @@ impl Lexicon {
     /// What the dictionary defines words by, first-hand ([`Definitions::of`]), with the
     /// defining vocabulary worked out once.
     pub fn definitions(&self) -> Definitions<'_> {
-        let mut df: HashMap<String, usize> = HashMap::new();
+        let mut df: HashMap<String, usize> = HashMap::default();
         for s in &self.synsets {
             let mut words = self.gloss_words(definition_part(&s.gloss));
             words.sort_unstable();
@@ -314,8 +326,10 @@ impl Lexicon {
             .collect();
         // Columns are numbered as first met, lemma by lemma in the senses file's order: one
         // pass, so that the numbering (and with it the SVD's start) is every build's.
-        let mut columns: HashMap<&str, u32> = HashMap::new();
-        let mut names: Vec<String> = Vec::new();
+        // (Sized for the embedded WordNet's 165,233 context words: no growing on the way.)
+        let mut columns: HashMap<&str, u32> =
+            HashMap::with_capacity_and_hasher(1 << 18, Default::default());
+        let mut names: Vec<String> = Vec::with_capacity(1 << 18);
         let mut numbered: Vec<Option<Vec<(u32, f64)>>> = vec![None; self.synsets.len()];
         for (_, senses) in &self.senses {
             for sense in self.counted(senses) {
@@ -343,22 +357,26 @@ impl Lexicon {
             .senses
             .par_iter()
             .map(|(lemma, senses)| {
-                let mut row: HashMap<u32, f64> = HashMap::new();
+                // Every weighted context word, then summed by column: a stable sort keeps each
+                // column's terms in the order met, so each sum adds them in that order.
+                let mut terms: Vec<(u32, f64)> = Vec::new();
                 for sense in self.counted(senses) {
                     let weight = sense.count as f64 + COUNT_PRIOR;
                     let bag = numbered[sense.synset as usize]
                         .as_deref()
                         .unwrap_or_default();
-                    for &(c, x) in bag {
-                        *row.entry(c).or_default() += weight * x;
+                    terms.extend(bag.iter().map(|&(c, x)| (c, weight * x)));
+                }
+                terms.sort_by_key(|&(c, _)| c);
+                let own = columns.get(lemma.as_str()).copied();
+                let mut row: Vec<(u32, f32)> = Vec::new();
+                for same in terms.chunk_by(|a, b| a.0 == b.0) {
+                    let c = same[0].0;
+                    if Some(c) != own {
+                        let sum = same.iter().fold(0.0f64, |sum, &(_, x)| sum + x);
+                        row.push((c, sum as f32));
                     }
                 }
-                if let Some(own) = columns.get(lemma.as_str()) {
-                    row.remove(own);
-                }
-                let mut row: Vec<(u32, f32)> =
-                    row.into_iter().map(|(c, x)| (c, x as f32)).collect();
-                row.sort_unstable_by_key(|&(c, _)| c);
                 row
             })
             .collect();
@@ -384,7 +402,7 @@ fn definition_part(gloss: &str) -> &str {
 pub struct Definitions<'a> {
     lexicon: &'a Lexicon,
     /// The defining vocabulary ([`DEFINING_SHARE`]).
-    defining: std::collections::HashSet<String>,
+    defining: std::collections::HashSet<String, foldhash::fast::RandomState>,
 }
 
 impl Definitions<'_> {
@@ -406,7 +424,7 @@ impl Definitions<'_> {
         };
         let kept: Vec<&Sense> = lex.counted(lex.senses(lemma)).collect();
         let total: f64 = kept.iter().map(|s| s.count as f64 + COUNT_PRIOR).sum();
-        let mut out: HashMap<String, f64> = HashMap::new();
+        let mut out: HashMap<String, f64> = HashMap::default();
         for sense in kept {
             let s = &lex.synsets[sense.synset as usize];
             let mut bag: Vec<String> = lex.gloss_words(definition_part(&s.gloss));
