@@ -90,7 +90,7 @@ impl Meta {
         self.get(key).unwrap_or("-")
     }
 
-    /// `(stage, seconds)` of every stage: [`stages`] first, in order (`-` when not recorded),
+    /// `(stage, seconds)` of every stage: `stages` first, in order (`-` when not recorded),
     /// then any other `NAME.seconds` key in `info`'s order, so that a stage added later, or an
     /// ingest of a second corpus (`ingest.CORPUS.seconds`), still shows.
     pub fn stage_seconds(&self) -> Vec<(String, String)> {

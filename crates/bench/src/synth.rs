@@ -61,7 +61,7 @@ fn copy_suffix(mut k: u64) -> String {
 }
 
 /// The titles of the `pages` pages of a corpus over the source's `titles`, in page order: copy 0
-/// the real ones, copy `k` each with [`copy_suffix`]`(k)` added (and `q`s until it is unique).
+/// the real ones, copy `k` each with `copy_suffix(k)` added (and `q`s until it is unique).
 pub fn titles(source: &[String], pages: u64) -> Vec<String> {
     let p = source.len() as u64;
     let mut seen: HashSet<String> = HashSet::new();

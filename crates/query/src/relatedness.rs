@@ -15,7 +15,7 @@
 //! 0: the target still ranks above every card to avoid); `"clue": null` only when no clue ranks
 //! any team card first. A clue may add one last target that clears only the assassin's margin
 //! and ranks above the other cards to avoid (a miss there ends the turn, not the game: see
-//! [`last_target`]). Ranking: more targets first; among clues with as many, what a guesser who
+//! `last_target`). Ranking: more targets first; among clues with as many, what a guesser who
 //! reads the whole board would likely take ([`crate::board_model`]: every card near the clue
 //! counts, not only the strongest to avoid), or with `board: None` the safer weakest target.
 //! Games call [`fallback`] when there is no clue at all, rather than pass turn after turn.
@@ -42,7 +42,7 @@ pub struct RelatednessParams {
     /// The most targets one clue may have (the guesser's errors compound with each card).
     pub max_count: usize,
     /// Whether a clue may add one last target that clears only the assassin's margin and ranks
-    /// above the other cards to avoid ([`last_target`]).
+    /// above the other cards to avoid (`last_target`).
     #[serde(default = "yes")]
     pub last_target: bool,
     /// How clues with as many targets are ranked: by the board model (the default), or with

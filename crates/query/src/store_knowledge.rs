@@ -670,7 +670,7 @@ pub fn explain(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Vec<E
 }
 
 /// What `clue-db explain` and `/api/explain` answer: each term's evidence ([`explain`]), the
-/// set network's view ([`SetnetView`]), and the warnings: a term no strategy can score
+/// set network's view (`SetnetView`), and the warnings: a term no strategy can score
 /// (with the closest words that can be cards), a clue that is no clue word, a network that
 /// cannot be shown and why. One path, so the command and the server say the same.
 #[derive(Debug, Clone, serde::Serialize)]

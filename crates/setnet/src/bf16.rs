@@ -6,7 +6,7 @@
 //!
 //! The same sums on every processor: the product of two bf16 values is exact in f32, and the
 //! instruction adds a pair's two products to the running sum one after the other (the odd
-//! value's first, each addition rounded to nearest even), as the plain loop of [`blocks`]
+//! value's first, each addition rounded to nearest even), as the plain loop of `blocks`
 //! does elsewhere; the test `hardware_and_emulation_agree` holds them to it. Values round to
 //! bf16 with magnitudes under 2⁻⁴⁰ flushed to zero, so no product or partial sum is a
 //! subnormal (which the instruction would flush and a plain addition keep).
@@ -120,7 +120,7 @@ impl BlockedBf16 {
 }
 
 /// Rows to multiply with a [`BlockedBf16`], rounded to bf16 once for all its blocks: in
-/// groups of [`R`], each group `⌈d/2⌉ × R` pairs (a pair's R rows side by side), padded with
+/// groups of `R`, each group `⌈d/2⌉ × R` pairs (a pair's R rows side by side), padded with
 /// zero rows.
 pub struct Rows {
     d: usize,

@@ -721,7 +721,7 @@ impl Store<'_> {
     }
 
     /// [`Store::missing_tables`] but those a database may lack and still be read (added after
-    /// databases were built, or written by the last stage: [`OPTIONAL_TABLES`]): a file short of
+    /// databases were built, or written by the last stage: `OPTIONAL_TABLES`): a file short of
     /// one of these is no finished build (`info` names them; `explain` failed with "no such
     /// table: scores").
     pub fn missing_required_tables(&self) -> Result<Vec<String>> {

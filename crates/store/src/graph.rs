@@ -793,7 +793,7 @@ impl crate::Store<'_> {
             .transpose()
     }
 
-    /// The stored graph, read whole and checked ([`decode`]); with no graph stored, a graph
+    /// The stored graph, read whole and checked (`decode`); with no graph stored, a graph
     /// over no page (every stage then sees no link, as with an empty `links` table before),
     /// unless `meta` says one was stored and kept: then the table is damaged, an error.
     pub fn link_graph(&self) -> Result<LinkGraph> {

@@ -1,6 +1,6 @@
 //! MediaWiki XML dumps (`pages-articles`, export schema 0.10 and 0.11), plain or compressed,
 //! and multistream `.bz2` dumps decoded in parallel through their index (the streams' reading
-//! and decoding are in [`crate::multistream`], re-exported here).
+//! and decoding are in `crate::multistream`, re-exported here).
 //!
 //! Each `<page>` becomes a [`Page`]: its id (the page's, not the revision's), title, namespace,
 //! the last revision's text turned into plain text, its links, and its redirect target. Both

@@ -298,7 +298,7 @@ impl Lexicon {
     }
 
     /// Every lemma's context words, weighted: the sum over its senses of each sense's context
-    /// ([`Self::synset_context`]) times its SemCor count + ½, the lemma itself left out. Named
+    /// (`Self::synset_context`) times its SemCor count + ½, the lemma itself left out. Named
     /// instances count only for a lemma that names nothing else (`jupiter`, not `crane`).
     pub fn contexts(&self) -> Contexts {
         // Each gloss's words once (a hypernym's gloss is in all its hyponyms' contexts), and
