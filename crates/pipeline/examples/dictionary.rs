@@ -34,16 +34,7 @@ fn main() {
     let contexts = lexicon.contexts();
     step("contexts", t);
     let t = Instant::now();
-    let row: std::collections::HashMap<&str, usize> = contexts
-        .lemmas
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.as_str(), i))
-        .collect();
-    let headword: Vec<Option<usize>> = words
-        .iter()
-        .map(|w| lexicon.headword(w).and_then(|l| row.get(l).copied()))
-        .collect();
+    let headword = contexts.headword_rows(&lexicon, &words);
     step("headwords", t);
     let t = Instant::now();
     let p = relate::Params::default();

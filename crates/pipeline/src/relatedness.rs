@@ -206,16 +206,7 @@ fn dictionary_vectors(
     p: &Params,
 ) -> (relate::linalg::Mat, usize) {
     let contexts = lexicon.contexts();
-    let row: HashMap<&str, usize> = contexts
-        .lemmas
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.as_str(), i))
-        .collect();
-    let headword: Vec<Option<usize>> = words
-        .iter()
-        .map(|w| lexicon.headword(w).and_then(|l| row.get(l).copied()))
-        .collect();
+    let headword = contexts.headword_rows(lexicon, words);
     let known = headword.iter().flatten().count();
     let v = relate::dictionary::vectors(&contexts.rows, contexts.columns.len(), &headword, p);
     (v, known)

@@ -406,25 +406,14 @@ pub fn symmetric_eigen(a: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
         vt[i * k + i] = 1.0;
     }
     for _sweep in 0..60 {
-        let off: f64 = (0..k)
-            .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
-            .map(|(i, j)| a[i * k + j] * a[i * k + j])
-            .sum();
-        let total: f64 = a.iter().map(|x| x * x).sum();
-        if off <= 1e-22 * total.max(1e-300) {
+        if diagonal_enough(&a, k) {
             break;
         }
         for p in 0..k {
             for q in p + 1..k {
-                let apq = a[p * k + q];
-                if apq.abs() < 1e-300 {
+                let Some((c, s)) = jacobi_rotation(&a, k, p, q) else {
                     continue;
-                }
-                let theta = (a[q * k + q] - a[p * k + p]) / (2.0 * apq);
-                let sign = if theta >= 0.0 { 1.0 } else { -1.0 };
-                let t = sign / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
+                };
                 for row in a.chunks_exact_mut(k) {
                     let (arp, arq) = (row[p], row[q]);
                     row[p] = c * arp - s * arq;
@@ -445,6 +434,30 @@ pub fn symmetric_eigen(a: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
         }
     }
     (values, vectors)
+}
+
+/// Whether the Jacobi sweeps may stop: the off-diagonal entries' squares sum to at most
+/// `10⁻²²` of all entries'.
+fn diagonal_enough(a: &[f64], k: usize) -> bool {
+    let off: f64 = (0..k)
+        .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
+        .map(|(i, j)| a[i * k + j] * a[i * k + j])
+        .sum();
+    let total: f64 = a.iter().map(|x| x * x).sum();
+    off <= 1e-22 * total.max(1e-300)
+}
+
+/// The rotation `(cos, sin)` that zeroes entry `(p, q)`; none when it is zero already.
+fn jacobi_rotation(a: &[f64], k: usize, p: usize, q: usize) -> Option<(f64, f64)> {
+    let apq = a[p * k + q];
+    if apq.abs() < 1e-300 {
+        return None;
+    }
+    let theta = (a[q * k + q] - a[p * k + p]) / (2.0 * apq);
+    let sign = if theta >= 0.0 { 1.0 } else { -1.0 };
+    let t = sign / (theta.abs() + (theta * theta + 1.0).sqrt());
+    let c = 1.0 / (t * t + 1.0).sqrt();
+    Some((c, t * c))
 }
 
 /// Rows `p < q` of the row-major `m` (rows of `k`) rotated: `(x, y) ← (c·x − s·y, s·x + c·y)`.
@@ -489,8 +502,8 @@ mod tests {
         );
     }
 
-    /// The Jacobi rotations as first written: plain loops over `a`'s columns and rows and the
-    /// eigenvectors' columns, each entry by index.
+    /// The Jacobi rotations as first written (the same rotations and stop): plain loops over
+    /// `a`'s columns and rows and the eigenvectors' columns, each entry by index.
     fn plain_jacobi(a: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
         let mut a = a.to_vec();
         let mut v = vec![0.0f64; k * k];
@@ -498,25 +511,14 @@ mod tests {
             v[i * k + i] = 1.0;
         }
         for _sweep in 0..60 {
-            let off: f64 = (0..k)
-                .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
-                .map(|(i, j)| a[i * k + j] * a[i * k + j])
-                .sum();
-            let total: f64 = a.iter().map(|x| x * x).sum();
-            if off <= 1e-22 * total.max(1e-300) {
+            if diagonal_enough(&a, k) {
                 break;
             }
             for p in 0..k {
                 for q in p + 1..k {
-                    let apq = a[p * k + q];
-                    if apq.abs() < 1e-300 {
+                    let Some((c, s)) = jacobi_rotation(&a, k, p, q) else {
                         continue;
-                    }
-                    let theta = (a[q * k + q] - a[p * k + p]) / (2.0 * apq);
-                    let sign = if theta >= 0.0 { 1.0 } else { -1.0 };
-                    let t = sign / (theta.abs() + (theta * theta + 1.0).sqrt());
-                    let c = 1.0 / (t * t + 1.0).sqrt();
-                    let s = t * c;
+                    };
                     for r in 0..k {
                         let (arp, arq) = (a[r * k + p], a[r * k + q]);
                         a[r * k + p] = c * arp - s * arq;

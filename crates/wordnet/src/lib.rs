@@ -74,6 +74,22 @@ pub struct Contexts {
     pub columns: Vec<String>,
 }
 
+impl Contexts {
+    /// For each of `words`, the row of its headword ([`Lexicon::headword`]), if WordNet has it.
+    pub fn headword_rows(&self, lexicon: &Lexicon, words: &[String]) -> Vec<Option<usize>> {
+        let row: HashMap<&str, usize> = self
+            .lemmas
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (l.as_str(), i))
+            .collect();
+        words
+            .iter()
+            .map(|w| lexicon.headword(w).and_then(|l| row.get(l).copied()))
+            .collect()
+    }
+}
+
 /// The dictionary: senses and the lemmas that name them.
 #[derive(Debug)]
 pub struct Lexicon {
