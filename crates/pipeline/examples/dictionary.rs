@@ -1,8 +1,8 @@
 //! Timing check: the dictionary view of the relatedness stage (`relatedness.seconds_dictionary`
-//! in a database's `meta`), step by step, for the words of a file (one a line, `#` for a comment;
-//! by default the 400 cards of `pipeline/terms.txt`). Most of it does not depend on the corpus: every build,
-//! however small, parses the embedded WordNet, works out every lemma's context words and
-//! factors their PPMI, so on a small corpus it is most of the stage.
+//! in a database's `meta`), step by step, for the words of a file (one a line, `#` for a
+//! comment; by default the 400 cards of `pipeline/terms.txt`). Most of it does not depend on the
+//! corpus: every build, however small, parses the embedded WordNet, works out every lemma's
+//! context words and factors their PPMI, so on a small corpus it is most of the stage.
 //!
 //! `cargo run --release -p pipeline --example dictionary [WORDS_FILE]`
 //!

@@ -12,10 +12,11 @@
 //! them takes about a second; the stage does it once per build.
 
 use rayon::prelude::*;
+use std::io::Read;
+
 /// The maps here hash by foldhash (seeded per process): their lookups of WordNet's words were a
 /// fifth of [`Lexicon::contexts`]'s time with SipHash, which every build runs.
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-use std::io::Read;
 
 const SYNSETS_GZ: &[u8] = include_bytes!("../data/synsets.tsv.gz");
 const SENSES_GZ: &[u8] = include_bytes!("../data/senses.tsv.gz");
