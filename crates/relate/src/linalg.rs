@@ -424,13 +424,23 @@ pub fn symmetric_eigen(a: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
             }
         }
     }
+    by_eigenvalue(&a, k, |i, r| vt[i * k + r])
+}
+
+/// The diagonal of the rotated `a` in descending order, and the eigenvectors as the columns of
+/// a row-major matrix in that order; `component(i, r)` is component `r` of eigenvector `i`.
+fn by_eigenvalue(
+    a: &[f64],
+    k: usize,
+    component: impl Fn(usize, usize) -> f64,
+) -> (Vec<f64>, Vec<f64>) {
     let mut order: Vec<usize> = (0..k).collect();
     order.sort_by(|&i, &j| a[j * k + j].total_cmp(&a[i * k + i]));
     let values = order.iter().map(|&i| a[i * k + i]).collect();
     let mut vectors = vec![0.0f64; k * k];
     for (new, &old) in order.iter().enumerate() {
         for r in 0..k {
-            vectors[r * k + new] = vt[old * k + r];
+            vectors[r * k + new] = component(old, r);
         }
     }
     (values, vectors)
@@ -502,8 +512,8 @@ mod tests {
         );
     }
 
-    /// The Jacobi rotations as first written (the same rotations and stop): plain loops over
-    /// `a`'s columns and rows and the eigenvectors' columns, each entry by index.
+    /// The Jacobi rotations as first written (the same rotations, stop and ordering): plain
+    /// loops over `a`'s columns and rows and the eigenvectors' columns, each entry by index.
     fn plain_jacobi(a: &[f64], k: usize) -> (Vec<f64>, Vec<f64>) {
         let mut a = a.to_vec();
         let mut v = vec![0.0f64; k * k];
@@ -537,16 +547,7 @@ mod tests {
                 }
             }
         }
-        let mut order: Vec<usize> = (0..k).collect();
-        order.sort_by(|&i, &j| a[j * k + j].total_cmp(&a[i * k + i]));
-        let values = order.iter().map(|&i| a[i * k + i]).collect();
-        let mut vectors = vec![0.0f64; k * k];
-        for (new, &old) in order.iter().enumerate() {
-            for r in 0..k {
-                vectors[r * k + new] = v[r * k + old];
-            }
-        }
-        (values, vectors)
+        by_eigenvalue(&a, k, |i, r| v[r * k + i])
     }
 
     #[test]
