@@ -918,18 +918,27 @@ pub fn parse_assassin(s: Option<&str>) -> Result<Option<String>> {
     }
 }
 
-/// Edit distance (insertions, deletions, substitutions), by characters.
-pub fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
+/// Edit distance by characters: insertions, deletions, substitutions, and a swap of two
+/// neighbouring characters counted as one edit (the optimal string alignment distance), since a
+/// swap is the commonest slip of typing after a single wrong letter: `hrose` is one edit from
+/// `horse`, as near as `hose`, not two as `hole` is.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    // Three rows of the table: the one before the previous row is what a swap reads.
+    let mut before: Vec<usize> = Vec::new();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for (i, &ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+        for (j, &cb) in b.iter().enumerate() {
+            let mut d = (prev[j] + usize::from(ca != cb))
                 .min(prev[j + 1] + 1)
                 .min(cur[j] + 1);
+            if i > 0 && j > 0 && ca == b[j - 1] && a[i - 1] == cb {
+                d = d.min(before[j - 1] + 1);
+            }
+            cur[j + 1] = d;
         }
-        prev = cur;
+        before = std::mem::replace(&mut prev, cur);
     }
     prev[b.len()]
 }
@@ -940,7 +949,7 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
 pub fn closest<'a>(word: &str, terms: &'a [String], n: usize) -> Vec<&'a str> {
     let mut scored: Vec<(usize, &str)> = terms
         .iter()
-        .map(|t| (levenshtein(word, t), t.as_str()))
+        .map(|t| (edit_distance(word, t), t.as_str()))
         .collect();
     // Stable: a tie keeps the order of `terms`.
     scored.sort_by_key(|&(d, _)| d);
@@ -1096,7 +1105,18 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        // A swap of neighbours is one edit; a letter moved further is more.
+        assert_eq!(edit_distance("hrose", "horse"), 1);
+        assert_eq!(edit_distance("hrose", "hole"), 2);
+        assert_eq!(edit_distance("abcd", "acdb"), 2);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        // Each stretch is edited once (optimal string alignment): `ca` → `abc` is 3, not the
+        // 2 of a swap followed by an insertion between the swapped letters.
+        assert_eq!(edit_distance("ca", "abc"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        // Two swaps, by characters, not bytes.
+        assert_eq!(edit_distance("émile", "mélie"), 2);
         assert_eq!(closest("aple", &terms, 2), ["apple", "apply"]);
         assert_eq!(closest("bank", &terms, 1), ["bank"]);
     }
