@@ -93,8 +93,19 @@ enum Command {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Every option's value may look like a negative number (`--floor -0.5`, `--top -1`), so that it
+/// reaches the option's own check, which names the option and its range, rather than clap's
+/// "unexpected argument '-1' found", which names neither.
+fn negative_numbers(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|a| {
+        let takes = a.get_action().takes_values();
+        a.allow_negative_numbers(takes)
+    })
+    .mut_subcommands(negative_numbers)
+}
+
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = negative_numbers(Cli::command()).get_matches();
     // The database of the command, if it takes one, to name it in storage errors.
     let db: Option<PathBuf> = matches
         .subcommand()
@@ -126,5 +137,55 @@ fn main() -> ExitCode {
             eprintln!("clue-db: error: {}", out::escape(&format!("{e:#}")));
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cli, negative_numbers};
+    use clap::CommandFactory;
+
+    /// A negative number given to an option is refused by the option's own check, which names
+    /// it, in every subcommand; a word that starts with a hyphen is still no option's value.
+    #[test]
+    fn a_negative_number_is_refused_naming_its_option() {
+        let cmd = negative_numbers(Cli::command());
+        cmd.clone().debug_assert();
+        for (args, named) in [
+            (
+                &["guess", "--clue", "fruit", "--floor", "-0.5"][..],
+                "--floor",
+            ),
+            (&["suggest", "--pos", "apple", "--top", "-1"], "--top"),
+            (&["eval", "--games", "-3"], "--games"),
+            (&["play", "--seed", "-1"], "--seed"),
+            (&["serve", "--port", "-1"], "--port"),
+        ] {
+            let e = cmd
+                .clone()
+                .try_get_matches_from(std::iter::once("clue-db").chain(args.iter().copied()))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!(
+                    "invalid value '{}' for '{named}",
+                    args[args.len() - 1]
+                )),
+                "{args:?}: {e}"
+            );
+        }
+        // Without the setting clap took the number for an option and named neither.
+        let e = Cli::command()
+            .try_get_matches_from(["clue-db", "suggest", "--pos", "apple", "--top", "-1"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unexpected argument '-1'"), "{e}");
+        // A flag that takes no value is untouched: `-1` after it is still an error.
+        let e = cmd
+            .clone()
+            .try_get_matches_from(["clue-db", "suggest", "--pos", "apple", "--json", "-1"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unexpected argument '-1'"), "{e}");
     }
 }

@@ -315,7 +315,8 @@ impl WordsArg {
                 String::new()
             };
             bail!(
-                "{}: {} of its {} words can be cards of these games, a board needs 25{hint}",
+                "{}: {} of its {} different words can be cards of these games, a board needs \
+                 25{hint}",
                 self.words
                     .as_deref()
                     .map_or(format!("the default deck, {name}"), |w| format!(
@@ -455,7 +456,11 @@ fn guesser<'k>(spec: &str, k: &'k dyn Knowledge) -> Result<Box<dyn Guesser + 'k>
         return Ok(Box::new(OwnGuesser::new(k)));
     }
     if let Some(path) = spec.strip_prefix("vectors:") {
-        let v = WordVectors::load(std::path::Path::new(path))?;
+        if path.is_empty() {
+            bail!("--guesser vectors: names no file: give vectors:PATH, a word vectors file");
+        }
+        let v = WordVectors::load(std::path::Path::new(path))
+            .with_context(|| format!("--guesser {}", query::shown(spec)))?;
         return Ok(Box::new(VectorGuesser::new(&vectors_name(path), v)));
     }
     bail!(
@@ -1155,7 +1160,7 @@ fn eval_scenarios(
     json: bool,
 ) -> Result<()> {
     let mut out = crate::out::stdout();
-    let scenarios = query::scenarios::read(path)?;
+    let scenarios = query::scenarios::read(path).context("--scenarios")?;
     // People's clues are scored as written, a rule broken or not: said, not silently kept.
     let broken: Vec<String> = scenarios
         .iter()

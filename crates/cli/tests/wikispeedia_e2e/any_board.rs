@@ -422,10 +422,11 @@ fn eval_and_play_draw_boards_from_a_word_list() {
         let w = c["word"].as_str().unwrap();
         assert!(duet.iter().any(|d| d == w), "{w} is no Duet word");
     }
-    // A file of one's own: fewer than 25 usable words is refused, naming the count.
+    // A file of one's own: fewer than 25 usable words is refused, naming the count (a word
+    // written twice counts once, and the message says different words).
     let dir = tempfile::tempdir().unwrap();
     let small = dir.path().join("small.txt");
-    std::fs::write(&small, "apple\nmoon\n").unwrap();
+    std::fs::write(&small, "apple\nmoon\napple\n").unwrap();
     let run = clue_db([
         "eval",
         "--games",
@@ -436,7 +437,12 @@ fn eval_and_play_draw_boards_from_a_word_list() {
         utf8(db()),
     ])
     .failed();
-    assert!(run.stderr.contains("a board needs 25"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("2 of its 2 different words can be cards of these games, a board needs 25"),
+        "{}",
+        run.stderr
+    );
     // A pack of everyday words the database knows (clue words no list names, so none has
     // pages of its own): eval's default strategies include threshold, which cannot play them,
     // and the error says which strategy can.

@@ -401,7 +401,19 @@ fn eval_with_an_outside_guesser() {
         &format!("vectors:{}", crate::common::utf8(&bad)),
     ])
     .failed();
-    assert!(run.stderr.contains("bad.txt"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("error: --guesser \"vectors:") && run.stderr.contains("bad.txt"),
+        "{}",
+        run.stderr
+    );
+    // An empty path names the flag and what it wants, not a file called "".
+    let run = query(&["eval", "--games", "1", "--guesser", "vectors:"]).failed();
+    assert!(
+        run.stderr
+            .contains("error: --guesser vectors: names no file"),
+        "{}",
+        run.stderr
+    );
     // Two guessers of one name were one row of the report, one key of the records' picks.
     let other = dir.path().join("other");
     std::fs::create_dir(&other).unwrap();
@@ -817,7 +829,12 @@ fn eval_scenarios_reads_peoples_clues() {
         );
     }
     let run = query(&["eval", "--scenarios", "/nonexistent/s.tsv"]).failed();
-    assert!(run.stderr.contains("/nonexistent/s.tsv"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("error: --scenarios: opening /nonexistent/s.tsv"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
