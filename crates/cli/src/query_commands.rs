@@ -18,7 +18,8 @@ use crate::commands::DEFAULT_DB;
 
 #[derive(Args)]
 pub struct SuggestArgs {
-    /// Your team's unrevealed words, comma-separated (`apple,ice cream`).
+    /// Your team's unrevealed words, comma-separated (`apple,ice cream`; a line break separates
+    /// too, as in `--pos "$(cat team.txt)"`, and so in every list of words below).
     #[arg(long, required = true)]
     pos: String,
     /// The opponent's unrevealed cards, comma-separated (to avoid).

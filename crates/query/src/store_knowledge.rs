@@ -892,9 +892,10 @@ impl Lexicon for StoreLexicon<'_> {
 /// and the stored cards.
 pub use text::card_word as normalize_word;
 
-/// Splits a comma-separated list of card words, normalised, empties dropped.
+/// Splits a list of card words, separated by commas or line breaks (`--pos "$(cat team.txt)"`:
+/// one word a line is no card of several words), normalised, empties dropped.
 pub fn parse_list(s: &str) -> Vec<String> {
-    s.split(',')
+    s.split([',', '\n', '\r'])
         .map(normalize_word)
         .filter(|w| !w.is_empty())
         .collect()
@@ -1081,6 +1082,11 @@ mod tests {
         assert_eq!(
             parse_list(" Apple, ICE  Cream ,,bank, Loch-Ness"),
             vec!["apple", "ice cream", "bank", "loch ness"]
+        );
+        // A line break separates as a comma does; a tab is a space inside a card.
+        assert_eq!(
+            parse_list("apple\nwater\r\nice\tcream,\n\nbank\n"),
+            vec!["apple", "water", "ice cream", "bank"]
         );
     }
 
