@@ -513,7 +513,16 @@ fn an_eval_stopped_midway_leaves_whole_lines() {
         .status()
         .unwrap();
     assert!(killed.success());
-    child.wait().unwrap();
+    // Bounded: where SIGINT is ignored (a test binary started with `&` by a shell without job
+    // control passes that on), eval runs on and this waited for ever while the file grew.
+    let stopped = crate::common::poll_bounded(std::time::Duration::from_secs(60), || {
+        child.try_wait().unwrap()
+    });
+    if stopped.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("eval ran on 60 s after SIGINT: is SIGINT ignored where the tests run?");
+    }
     let text = std::fs::read_to_string(&turns).unwrap();
     assert!(
         text.ends_with('\n'),
