@@ -146,7 +146,7 @@ mod tests {
     use clap::CommandFactory;
 
     /// A negative number given to an option is refused by the option's own check, which names
-    /// it, in every subcommand; a word that starts with a hyphen is still no option's value.
+    /// it, in every subcommand; a flag that takes no value is left as it was.
     #[test]
     fn a_negative_number_is_refused_naming_its_option() {
         let cmd = negative_numbers(Cli::command());
