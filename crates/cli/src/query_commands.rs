@@ -338,14 +338,14 @@ pub struct MarginArg {
     /// strategy: relatedness 4.5 (in standard deviations of its scores); threshold and
     /// herfindahl 0.1 (about one more mention on a well-ranked page; threshold applies it to
     /// every target, herfindahl to its targets' check against the scores). 0 to 100.
-    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
+    #[arg(long, value_parser = in_range(query::request::MARGIN))]
     assassin_margin: Option<f64>,
     /// relatedness: how far a target must score above every opponent card (default 1.5), 0 to
     /// 100.
-    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
+    #[arg(long, value_parser = in_range(query::request::MARGIN))]
     opponent_margin: Option<f64>,
     /// relatedness: how far a target must score above every bystander (default 1.0), 0 to 100.
-    #[arg(long, value_parser = number_in(0.0, MAX_MARGIN))]
+    #[arg(long, value_parser = in_range(query::request::MARGIN))]
     neutral_margin: Option<f64>,
     /// relatedness: how clues with as many targets are ranked. `board` (the default): by what
     /// a guesser who weighs every unrevealed card would likely take, team cards gained less the
@@ -374,7 +374,6 @@ pub struct MarginArg {
 /// mistake, not a setting, and a huge `--top` or `--alternatives` asked for memory for that
 /// many suggestions (`--top 18446744073709551615` panicked, "capacity overflow").
 const MAX_GAMES: usize = 100_000;
-const MAX_MARGIN: f64 = 100.0;
 const MAX_BETA: f64 = 10.0;
 const MAX_ASSASSIN_WEIGHT: f64 = 100.0;
 
@@ -539,9 +538,10 @@ fn clue_arg(raw: &str) -> Result<String> {
 
 pub fn suggest(a: SuggestArgs) -> Result<()> {
     let mut out = crate::out::stdout();
+    let margins = a.margin.value()?;
     let strategy = strategy_arg(&a.strategy)?
         .with_top(a.top)
-        .with_margins(a.margin.value()?);
+        .with_margins(margins);
     let req = Request {
         pos: parse_list(&a.pos),
         neg: parse_list(&a.neg),
@@ -551,7 +551,11 @@ pub fn suggest(a: SuggestArgs) -> Result<()> {
     };
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
-    let ans = answer::answer(&k, &req, &answer::Options::command_line(strategy))?;
+    let opts = answer::Options {
+        margins_set: margins,
+        ..answer::Options::command_line(strategy)
+    };
+    let ans = answer::answer(&k, &req, &opts)?;
     if a.json {
         warn(&ans.warnings);
         writeln!(out, "{}", serde_json::to_string(&ans)?)?;
@@ -905,15 +909,26 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     let margins = a.margin.value()?;
     let store = Store::open(&a.db)?;
     let k = StoreKnowledge::new(&store);
+    // A strategy named twice (`relatedness,Relatedness`) plays its games once; an empty entry
+    // (`relatedness,`) is skipped, as an empty card of a list is.
+    let mut named = std::collections::HashSet::new();
     let kinds: Vec<StrategyKind> = a
         .strategies
         .split(',')
-        .map(|s| s.trim().parse())
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.parse())
         .collect::<Result<Vec<StrategyKind>>>()
         .context("--strategies")?
         .into_iter()
+        .filter(|k| named.insert(k.as_str()))
         .map(|k| k.with_margins(margins))
         .collect();
+    if kinds.is_empty() {
+        bail!(
+            "--strategies is empty: give one or more of {}, comma-separated",
+            query::strategy::STRATEGIES.join(", ")
+        );
+    }
     let strategies: Vec<&dyn Strategy> = kinds.iter().map(|k| k as &dyn Strategy).collect();
     // Before the boards, the guessers' vectors and `--turns` are read or written, and before any
     // game: a strategy that cannot run here (setnet without its network) once failed after the

@@ -72,6 +72,13 @@ pub fn read_terms(path: &Path) -> Result<Vec<String>> {
                 path.display()
             );
         }
+        // So was a line of words a spreadsheet separates by tabs, one card of them all.
+        if l.trim().contains('\t') {
+            bail!(
+                "{}: line {n}: {l:?} holds a tab: one card a line",
+                path.display()
+            );
+        }
         if !t.is_empty() && seen.insert(t.clone()) {
             out.push(t);
         }
@@ -123,6 +130,10 @@ mod tests {
         std::fs::write(&t, "apple\nice,cream\n").unwrap();
         let e = read_terms(&t).unwrap_err().to_string();
         assert!(e.contains("line 2: \"ice,cream\" holds a comma"), "{e}");
+        // A tab at a line's end is space around the card; between words, a row of cards.
+        std::fs::write(&t, "apple\t\nice\tcream\n").unwrap();
+        let e = read_terms(&t).unwrap_err().to_string();
+        assert!(e.contains("line 2: \"ice\\tcream\" holds a tab"), "{e}");
     }
 
     /// Issue 22, item 11: `--terms /dev/zero` read 2.1 GB before it ran out of memory. An

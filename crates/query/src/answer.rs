@@ -11,7 +11,7 @@ use crate::Knowledge;
 use crate::legality::{Legality, Lexicon};
 use crate::request::{Answer, Request, Suggestion};
 use crate::store_knowledge::{StoreKnowledge, closest};
-use crate::strategy::{Strategy, StrategyKind};
+use crate::strategy::{Margins, Strategy, StrategyKind};
 
 /// The most cards a board holds (a Codenames board is 5 × 5).
 pub const MAX_CARDS: usize = 25;
@@ -117,6 +117,9 @@ pub struct Options {
     pub strategy: StrategyKind,
     pub names: Names,
     pub on_unknown: OnUnknown,
+    /// The margins the person set (the strategy holds them with the defaults of the others):
+    /// an answer that had to relax them says so ([`relaxed_margins`]).
+    pub margins_set: Margins,
 }
 
 impl Options {
@@ -127,6 +130,7 @@ impl Options {
             strategy,
             names: FLAGS,
             on_unknown: OnUnknown::Warn,
+            margins_set: Margins::default(),
         }
     }
 
@@ -136,6 +140,7 @@ impl Options {
             strategy,
             names: FIELDS,
             on_unknown: OnUnknown::Refuse,
+            margins_set: Margins::default(),
         }
     }
 }
@@ -189,6 +194,9 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
             ))
         }
     })?;
+    if let Some(best) = ranked.first() {
+        warnings.extend(relaxed_margins(k, req, opts, best)?);
+    }
     let mut answer = Answer::new(opts.strategy.name(), ranked);
     answer.warnings = warnings;
     if answer.clue.is_none() {
@@ -204,6 +212,61 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
         answer.warnings.push(reason.to_string());
     }
     Ok(answer)
+}
+
+/// A warning when the person set margins and the best clue does not clear them whole: the
+/// relatedness strategies relax margins no clue clears, in steps, rather than give no clue
+/// (`crate::relatedness::LEVELS`), and a person who asked for a wide margin around the
+/// assassin should not take the answer for one that keeps it. The share is the first target's
+/// for the relatedness strategy (its targets clear the level, safest first; a last target need
+/// not) and the weakest's for setnet (all of its targets clear the level).
+fn relaxed_margins(
+    k: &StoreKnowledge,
+    req: &Request,
+    opts: &Options,
+    best: &Suggestion,
+) -> Result<Option<String>> {
+    let set = &opts.margins_set;
+    let given: Vec<String> = [
+        ("opponent", set.opponent),
+        ("bystander", set.neutral),
+        ("assassin", set.assassin),
+    ]
+    .iter()
+    .filter_map(|(kind, m)| m.map(|m| format!("{kind} {m}")))
+    .collect();
+    if given.is_empty() {
+        return Ok(None);
+    }
+    let (margins, first_only) = match &opts.strategy {
+        StrategyKind::Relatedness(p) => (
+            [p.opponent_margin, p.neutral_margin, p.assassin_margin],
+            true,
+        ),
+        StrategyKind::Setnet(p) => (
+            [p.opponent_margin, p.neutral_margin, p.assassin_margin],
+            false,
+        ),
+        _ => return Ok(None),
+    };
+    let Some(shares) =
+        crate::relatedness::shares_cleared(k, req, margins, &best.clue, &best.targets)?
+    else {
+        return Ok(None);
+    };
+    let share = if first_only {
+        shares.first().copied()
+    } else {
+        shares.iter().copied().reduce(f64::min)
+    };
+    Ok(share.filter(|&s| s < 1.0).map(|s| {
+        format!(
+            "no clue clears the margins set ({}): {} clears {:.0} % of them",
+            given.join(", "),
+            crate::shown(&best.clue),
+            100.0 * s.max(0.0)
+        )
+    }))
 }
 
 /// The clues given before that a clue can be compared with (one word of letters, at most

@@ -74,6 +74,15 @@ pub const FLOOR: Range<f64> = Range {
     what: "the score under which the guesser stops",
 };
 
+/// A margin of the relatedness strategies (in standard deviations of their scores) or of
+/// threshold and herfindahl: past 100 no clue clears it, and the strategies relax it to what
+/// some clue clears.
+pub const MARGIN: Range<f64> = Range {
+    lo: 0.0,
+    hi: 100.0,
+    what: "a margin",
+};
+
 /// A number outside its [`Range`]; the message is [`Range::hint`], which the front end puts
 /// after the flag's or field's name and the value.
 #[derive(Debug, thiserror::Error)]

@@ -252,6 +252,10 @@ impl<'s> StoreKnowledge<'s> {
     /// [`StoreKnowledge::scored_as`] for a card known to be neither stored nor a vocabulary
     /// word, in a database that can score any word.
     fn parts(&self, card: &str) -> Result<Option<Vec<String>>> {
+        // A stored card written with its full stops or without (`st patrick`, `st. patrick`).
+        if let Some(stored) = self.stored_keys()?.get(&self.loose_key(card)) {
+            return Ok(Some(vec![stored.clone()]));
+        }
         let lexicon = &self.lexicon;
         let words: Vec<&str> = card
             .split(' ')
@@ -283,8 +287,9 @@ impl<'s> StoreKnowledge<'s> {
     /// on a board. A database whose words keep their accents (`schön` a card of its own) plays
     /// `schön` and `schon` apart.
     pub fn played_as(&self, card: &str) -> Result<String> {
+        let keys = self.stored_keys()?;
         let key = self.lexicon.language.card_key(card);
-        if let Some(stored) = self.stored_keys()?.get(&key) {
+        if let Some(stored) = keys.get(&key).or_else(|| keys.get(&self.loose_key(card))) {
             return Ok(stored.clone());
         }
         if text::fold_accents(card) == card {
@@ -294,6 +299,19 @@ impl<'s> StoreKnowledge<'s> {
             Some(parts) => parts.join(" "),
             None => card.to_string(),
         })
+    }
+
+    /// `card`'s key ([`text::Language::card_key`]) with its full stops read as spaces: the card
+    /// `ST. PATRICK` is typed `st patrick` as often as not, and `st.patrick` too.
+    fn loose_key(&self, card: &str) -> String {
+        let key = self.lexicon.language.card_key(card);
+        if !key.contains('.') {
+            return key;
+        }
+        key.split([' ', '.'])
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// Whether the one word `word` is a card by itself: a stored row or a vocabulary word.
@@ -321,15 +339,20 @@ impl<'s> StoreKnowledge<'s> {
     }
 
     /// The stored cards by their key (read once): the first in sorted order when two share
-    /// one (a database built before the terms stage kept one spelling).
+    /// one (a database built before the terms stage kept one spelling); then a card with a
+    /// full stop by its [`StoreKnowledge::loose_key`] too, where no card has that key.
     fn stored_keys(&self) -> Result<Arc<HashMap<String, String>>> {
         if let Some(k) = self.cache.stored_keys.get() {
             return Ok(k.clone());
         }
         let mut keys = HashMap::new();
-        for c in self.stored_cards()?.iter() {
+        let stored = self.stored_cards()?;
+        for c in stored.iter() {
             keys.entry(self.lexicon.language.card_key(c))
                 .or_insert_with(|| c.clone());
+        }
+        for c in stored.iter().filter(|c| c.contains('.')) {
+            keys.entry(self.loose_key(c)).or_insert_with(|| c.clone());
         }
         let keys = Arc::new(keys);
         Ok(self.cache.stored_keys.get_or_init(|| keys).clone())
@@ -683,11 +706,45 @@ pub struct Explanation {
 /// The [`Explanation`] of `clue` with `terms`.
 pub fn explanation(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Explanation> {
     let store = k.store();
+    // A card given twice, or two cards played as one (`café`, `cafe`), is explained once; a
+    // card typed otherwise than it is stored (`st patrick`) as the stored card, whose evidence
+    // and network embedding are the card's.
+    let mut once: Vec<String> = Vec::with_capacity(terms.len());
+    let mut typed: Vec<&String> = Vec::with_capacity(terms.len());
+    let mut twice = Vec::new();
+    let mut played: HashMap<String, usize> = HashMap::new();
+    for t in terms {
+        let p = k.played_as(t)?;
+        match played.get(&p) {
+            Some(&i) if typed[i] == t => twice.push(format!(
+                "{} is given twice: explained once",
+                crate::shown(t)
+            )),
+            Some(&i) => twice.push(format!(
+                "{} and {} are one card, {}: explained once",
+                crate::shown(typed[i]),
+                crate::shown(t),
+                crate::shown(&p)
+            )),
+            None => {
+                let shown = if p != *t && k.is_stored(&p)? {
+                    p.clone()
+                } else {
+                    t.clone()
+                };
+                played.insert(p, once.len());
+                once.push(shown);
+                typed.push(t);
+            }
+        }
+    }
+    let terms = &once[..];
     // A covered term of the threshold strategy has evidence even without a row.
     let covered = store.terms()?;
     let (mut unknown, knows_none) = crate::answer::not_cards(k, terms)?;
     unknown.retain(|u| covered.binary_search(&u.word).is_err());
     let mut warnings = crate::answer::warnings(&unknown, knows_none, "it has no evidence");
+    warnings.extend(twice);
     warnings.extend(clue_warning(store, clue)?);
     let found = explain(k, clue, terms)?;
     let setnet = match setnet_view(store, clue, terms)? {

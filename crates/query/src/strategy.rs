@@ -94,16 +94,17 @@ pub enum Ranking {
 
 impl std::str::FromStr for StrategyKind {
     type Err = anyhow::Error;
-    /// `relatedness`, `threshold`, `herfindahl` or `setnet`, with default parameters.
+    /// `relatedness`, `threshold`, `herfindahl` or `setnet`, with default parameters; in any
+    /// case and with spaces around it (`Relatedness`, ` setnet`), as a card word is read.
     fn from_str(s: &str) -> anyhow::Result<StrategyKind> {
-        match s {
+        match s.trim().to_lowercase().as_str() {
             "threshold" => Ok(StrategyKind::Threshold(ThresholdParams::default())),
             "herfindahl" => Ok(StrategyKind::Herfindahl(HerfindahlParams::default())),
             "relatedness" => Ok(StrategyKind::Relatedness(RelatednessParams::default())),
             "setnet" => Ok(StrategyKind::Setnet(SetnetParams::default())),
-            other => bail!(
+            _ => bail!(
                 "unknown strategy {} (expected {})",
-                crate::shown(other),
+                crate::shown(s),
                 STRATEGIES.join(", ")
             ),
         }

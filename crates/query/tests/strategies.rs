@@ -135,6 +135,15 @@ fn answer_json_contract() {
         r#"{"clue":null,"count":0,"targets":[],"score":0.0,"strategy":"threshold","alternatives":[],"warnings":[]}"#
     );
     assert!("random".parse::<StrategyKind>().is_err());
+    // A name is read in any case, as a card word is; the error shows it as typed.
+    for (typed, name) in [("Relatedness", "relatedness"), (" SETNET ", "setnet")] {
+        assert_eq!(typed.parse::<StrategyKind>().unwrap().as_str(), name);
+    }
+    let err = "Random".parse::<StrategyKind>().unwrap_err().to_string();
+    assert!(
+        err.contains("\"Random\"") && err.contains("relatedness"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -313,12 +313,21 @@ where
                  none), not an array, a string, a number or null",
             ));
         }
-        serde_json::from_value(v).map(JsonBody).map_err(|e| {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                query::cut_long_words(&format!("the body: {}", plain_types(&e.to_string()))),
-            )
-        })
+        // The field a value of the wrong type is in (`neg: invalid type: string "bank"`):
+        // serde_json's own message named no field (`the body: invalid type: …`).
+        serde_path_to_error::deserialize(v)
+            .map(JsonBody)
+            .map_err(|e| {
+                let at = e.path().to_string();
+                let at = if at == "." { "the body" } else { &at };
+                ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    query::cut_long_words(&format!(
+                        "{at}: {}",
+                        plain_types(&e.inner().to_string())
+                    )),
+                )
+            })
     }
 }
 
@@ -330,6 +339,14 @@ fn plain_types(message: &str) -> String {
         ("expected u64", "expected a whole number of 0 or more"),
         ("expected u32", "expected a whole number of 0 or more"),
         ("expected f64", "expected a number"),
+        (
+            "expected a sequence",
+            "expected an array (`[\"apple\", \"moon\"]`)",
+        ),
+        (
+            "data did not match any variant of untagged enum Words",
+            "expected a list's name (`\"duet\"`) or an array of 25 words or more",
+        ),
     ]
     .iter()
     .fold(message.to_string(), |m, (rust, plain)| {
@@ -558,14 +575,14 @@ async fn suggest(
     query::request::TOP
         .check(top)
         .map_err(|e| ApiError::bad(format!("top {top}: {e}")))?;
-    let margin = b.assassin_margin;
-    if let Some(m) = margin
-        && !(m.is_finite() && m >= 0.0)
-    {
-        return Err(ApiError::bad(format!(
-            "assassin_margin {m} is not a margin: give a number of 0 or more"
-        )));
-    }
+    let margin = b
+        .assassin_margin
+        .map(|m| {
+            query::request::MARGIN
+                .check(m)
+                .map_err(|e| ApiError::bad(format!("assassin_margin {m}: {e}")))
+        })
+        .transpose()?;
     if b.given.len() > MAX_WORDS * 2 {
         return Err(ApiError::bad(format!(
             "given has {} clues; a game has far fewer",
@@ -700,13 +717,19 @@ fn deck(lists: &[&(String, Vec<String>)], words: Option<Words>) -> ApiResult<Opt
         Some(Words::List(name)) => match query::deck::find_list(lists.iter().copied(), &name) {
             Some((_, words)) => Ok(Some(words.clone())),
             None => Err(ApiError::bad(format!(
-                "no word list {} here (lists: {})",
+                "no word list {} here (lists: {}){}",
                 shown(&name),
                 lists
                     .iter()
                     .map(|(n, _)| n.as_str())
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", "),
+                // A pasted list sent as one string of words.
+                if name.contains([',', '\n']) {
+                    "; send a list of your own as an array of words"
+                } else {
+                    ""
+                }
             ))),
         },
         Some(Words::Words(raw)) => {

@@ -321,7 +321,14 @@ impl Db<'_> {
     /// database cannot score an [`UnknownWords`].
     pub fn suggest(&self, q: &SuggestQuery) -> Result<Answer> {
         let (req, strategy) = q.request();
-        answer::answer(&self.knowledge(), &req, &answer::Options::api(strategy))
+        let opts = answer::Options {
+            margins_set: Margins {
+                assassin: q.assassin_margin,
+                ..Margins::default()
+            },
+            ..answer::Options::api(strategy)
+        };
+        answer::answer(&self.knowledge(), &req, &opts)
     }
 
     /// The clue a game gives this turn, as `clue-db play` gives it ([`query::game::turn_clue`]:

@@ -165,14 +165,35 @@ pub fn fold_accents(w: &str) -> String {
 /// spaces, a hyphen read as a space (`New  York`, `loch-ness`, `G-SPOT` -> `new york`, `loch
 /// ness`, `g spot`), without the quotes around it (`"moon"`, `'queen'`) or characters no one
 /// sees (a byte-order mark that a saved list starts with, zero-width spaces, a soft hyphen),
-/// which made a listed word unknown. Boards typed by users and the word lists the build stores
-/// are both read by it, so a listed card is found as it is typed.
+/// which made a listed word unknown. What a word processor or a phone writes for the same
+/// letters is read as them: a typographic hyphen or dash (`loch–ness`), a ligature (`ﬁre`,
+/// which a list copied from a PDF has) and the full-width letters of an East Asian keyboard
+/// (`Ｆｉｒｅ`). Boards typed by users and the word lists the build stores are both read by
+/// it, so a listed card is found as it is typed.
 pub fn card_word(w: &str) -> String {
     const INVISIBLE: [char; 6] = [
         '\u{feff}', '\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{ad}',
     ];
     const QUOTES: [char; 8] = ['"', '\'', '“', '”', '‘', '’', '«', '»'];
-    let visible: String = w.chars().filter(|c| !INVISIBLE.contains(c)).collect();
+    let mut visible = String::with_capacity(w.len());
+    for c in w.chars().filter(|c| !INVISIBLE.contains(c)) {
+        match c {
+            // Hyphen, non-breaking hyphen, figure dash, en dash, em dash, horizontal bar, minus.
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => visible.push('-'),
+            'ﬀ' => visible.push_str("ff"),
+            'ﬁ' => visible.push_str("fi"),
+            'ﬂ' => visible.push_str("fl"),
+            'ﬃ' => visible.push_str("ffi"),
+            'ﬄ' => visible.push_str("ffl"),
+            'ﬅ' | 'ﬆ' => visible.push_str("st"),
+            // Full-width forms of the ASCII characters, and the ideographic space.
+            '\u{ff01}'..='\u{ff5e}' => {
+                visible.push(char::from_u32(c as u32 - 0xfee0).unwrap_or(c));
+            }
+            '\u{3000}' => visible.push(' '),
+            _ => visible.push(c),
+        }
+    }
     visible
         .trim()
         .trim_matches(QUOTES.as_slice())

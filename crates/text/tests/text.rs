@@ -333,6 +333,16 @@ fn card_words_are_read_as_people_write_them() {
         ("queen's", "queen's"),
         ("\"\"", ""),
         ("\u{feff}", ""),
+        // A word processor's dashes, a PDF's ligatures, a full-width keyboard's letters.
+        ("loch–ness", "loch ness"),
+        ("ice\u{2010}age", "ice age"),
+        ("big — bang", "big bang"),
+        ("ﬁre", "fire"),
+        ("oﬃce", "office"),
+        ("ﬂute", "flute"),
+        ("Ｆｉｒｅ", "fire"),
+        ("ＩＣＥ\u{3000}ＣＲＥＡＭ", "ice cream"),
+        ("Ｇ－ＳＰＯＴ", "g spot"),
     ] {
         assert_eq!(text::card_word(typed), card, "{typed:?}");
     }

@@ -344,6 +344,57 @@ fn a_word_typed_with_accents_is_the_vocabularys_word_without_them() {
     );
 }
 
+/// Duet's `ST. PATRICK` is stored `st. patrick`; typed `st patrick` (or `st.patrick`) it was
+/// unknown, closest "st. patrick". It is the stored card, however its full stops are typed,
+/// and a PDF's ligature or a full-width keyboard's letters are the letters they show.
+#[test]
+fn a_card_is_found_without_its_full_stops_and_as_a_pdf_writes_it() {
+    assert!(list("duet.txt").contains(&"st. patrick".to_string()));
+    let others = ["ﬁre", "Ｍｏｏｎ"];
+    for typed in ["st patrick", "st.patrick", "ST. PATRICK"] {
+        let v = suggest_json(&[typed, "apple"], &others, "loch–ness");
+        assert!(warnings(&v).is_empty(), "{typed}: {v}");
+        let targets = v["targets"].as_array().unwrap();
+        assert!(targets.len() <= 2, "{v}");
+    }
+    // The same card twice, whatever its stops.
+    let run = query(&[
+        "suggest",
+        "--pos",
+        "st patrick,apple",
+        "--neg",
+        "st. patrick",
+    ])
+    .failed();
+    assert!(
+        run.stderr.contains(
+            "\"st patrick\" and \"st. patrick\" are one card, \"st. patrick\" (--pos and --neg)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // `explain` reads the stored card's evidence, and a card given twice once.
+    let e: Value = serde_json::from_str(
+        &query(&["explain", "saint", "st patrick", "apple", "Apple", "--json"])
+            .ok()
+            .stdout,
+    )
+    .expect("JSON");
+    let terms: Vec<&str> = e["terms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["term"].as_str().unwrap())
+        .collect();
+    assert_eq!(terms, ["st. patrick", "apple"], "{e}");
+    assert!(
+        warnings(&e)
+            .iter()
+            .any(|w| w == "\"apple\" is given twice: explained once"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_word_the_corpus_never_met_is_still_a_warning_naming_close_words() {
     let typed = typed_words(3);

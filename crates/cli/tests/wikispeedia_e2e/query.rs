@@ -886,6 +886,31 @@ fn eval_reports_both_strategies() {
     ] {
         assert!(text.stdout.contains(name), "{}", text.stdout);
     }
+    // A strategy named twice, in any case, plays once (it played every game twice and printed
+    // two rows); an empty entry is skipped, and a list of none is refused.
+    let v = query(&[
+        "eval",
+        "--games",
+        "1",
+        "--strategies",
+        "relatedness,Relatedness,",
+        "--json",
+    ])
+    .ok()
+    .json();
+    let names: Vec<&str> = v["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["relatedness"], "{v}");
+    let run = query(&["eval", "--games", "1", "--strategies", " , "]).failed();
+    assert!(
+        run.stderr.contains("--strategies is empty"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -1083,6 +1108,70 @@ fn the_assassin_margin_is_the_bar() {
         answers[0].2, answers[2].2,
         "threshold: margin 0 and 0.5 agree"
     );
+}
+
+/// A margin no clue clears is relaxed in steps rather than leave the board without a clue;
+/// one a person set was relaxed in silence (`--assassin-margin 100` answered as a small one).
+/// Now the answer says so, naming the margins set and the share the clue clears; margins the
+/// clue clears, and the defaults, say nothing.
+#[test]
+fn a_margin_set_and_relaxed_is_said() {
+    let said = |extra: &[&str], strategy: &str| -> Vec<String> {
+        let mut args = vec![
+            "suggest",
+            "--pos",
+            "new york,apple",
+            "--neg",
+            "moon",
+            "--assassin",
+            "egypt",
+            "--strategy",
+            strategy,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let v = query(&args).ok().json();
+        assert!(v["clue"].is_string(), "{v}");
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .filter(|w| w.starts_with("no clue clears the margins set"))
+            .collect()
+    };
+    for strategy in ["relatedness", "setnet"] {
+        let w = said(&["--assassin-margin", "100"], strategy);
+        assert_eq!(w.len(), 1, "{strategy}: {w:?}");
+        let share: f64 = w[0]
+            .rsplit(" clears ")
+            .next()
+            .and_then(|s| s.split(" %").next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no share in {w:?}"));
+        assert!(
+            w[0].contains("(assassin 100)") && (0.0..100.0).contains(&share),
+            "{strategy}: {w:?}"
+        );
+        let w = said(
+            &["--opponent-margin", "100", "--neutral-margin", "0"],
+            strategy,
+        );
+        assert!(
+            w.len() == 1 && w[0].contains("(opponent 100, bystander 0)"),
+            "{w:?}"
+        );
+        assert_eq!(said(&[], strategy), Vec::<String>::new(), "{strategy}");
+        let zero = [
+            "--opponent-margin",
+            "0",
+            "--neutral-margin",
+            "0",
+            "--assassin-margin",
+            "0",
+        ];
+        assert_eq!(said(&zero, strategy), Vec::<String>::new(), "{strategy}");
+    }
 }
 
 /// Issue 46, item 4: `suggest --top 18446744073709551615` panicked ("capacity overflow", exit

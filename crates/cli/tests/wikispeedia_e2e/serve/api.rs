@@ -715,7 +715,12 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         (b"null", "a JSON object"),
         (
             br#"{"pos": ["apple"], "top": 1.5}"#,
-            "a whole number of 0 or more",
+            "top: invalid type: floating point `1.5`, expected a whole number of 0 or more",
+        ),
+        // The field of a value of the wrong type is named (it was "the body: …").
+        (
+            br#"{"pos": ["apple"], "neg": "fire"}"#,
+            "neg: invalid type: string \"fire\", expected an array",
         ),
     ] {
         let v = expect_error(&raw(json_ct, body), 422);
@@ -766,6 +771,11 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         (json!({"pos": ["apple"], "top": 1000}), "top 1000"),
         (json!({"pos": ["apple"], "top": 101}), "from 1 to 100"),
         (json!({"pos": ["apple"], "assassin_margin": -1.0}), "margin"),
+        // The CLI's range, in its words (1e308 was taken as a margin).
+        (
+            json!({"pos": ["apple"], "assassin_margin": 101.0}),
+            "assassin_margin 101: give a margin, from 0 to 100",
+        ),
         (json!({"pos": ["  "]}), "empty word"),
         (
             json!({"pos": ["apple"], "assassin": "opera,film"}),
@@ -831,6 +841,23 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
         let v = expect_error(&post(&s, "/api/new-game", json!({ "words": words })), 400);
         assert_eq!(v["error"], said, "{v}");
     }
+    // A deck sent as one string of words is told to come as an array; `words` of neither
+    // kind is told both (it was "untagged enum Words", a Rust name).
+    let v = expect_error(
+        &post(&s, "/api/new-game", json!({"words": "apple,moon,fire"})),
+        400,
+    );
+    let e = v["error"].as_str().unwrap();
+    assert!(
+        e.contains("send a list of your own as an array of words"),
+        "{v}"
+    );
+    let v = expect_error(&post(&s, "/api/new-game", json!({"words": 5})), 422);
+    let e = v["error"].as_str().unwrap();
+    assert!(
+        e.starts_with("words: expected a list's name") && !e.contains("enum"),
+        "{v}"
+    );
     // Unknown routes and methods.
     expect_error(&client::get(s.addr, "/api/nothing").unwrap(), 404);
     expect_error(&client::get(s.addr, "/api/suggest").unwrap(), 405);
