@@ -979,7 +979,12 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     let mut turns_file = JsonLines::create(a.turns.as_deref())?;
     let mut write_turn = |r: &game::TurnRecord| turns_file.write(r);
     let mut progress = Progress::new();
-    let mut show = |s: &str, g: &str, done: usize, games: usize| progress.show(s, g, done, games);
+    // Ctrl-C stops the run after the game being played; the reports are of the games played.
+    let signal = crate::signals::stop_on_signal()?;
+    let mut show = |s: &str, g: &str, done: usize, games: usize| {
+        progress.show(s, g, done, games);
+        signal.load(std::sync::atomic::Ordering::SeqCst) == 0
+    };
     let reports = game::eval_watched(
         a.games,
         a.seed,
@@ -1000,8 +1005,27 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     drop(progress);
     let reports = reports?;
     turns_file.finish()?;
+    // Stopped by a signal: the figures of the games played, said to be so, then the exit
+    // status of the signal (128 + its number), as a command a signal ends has.
+    let stopped = match signal.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    };
+    let interrupted = stopped.map(|_| {
+        let pairs = strategies.len() * guessers.len();
+        let played: usize = reports.iter().map(|r| r.games).sum();
+        let rows: Vec<String> = reports
+            .iter()
+            .map(|r| format!("{} with {} {}", r.strategy, r.guesser, r.games))
+            .collect();
+        format!(
+            "interrupted after {played} of {} games; each row is of the games it played ({})",
+            a.games * pairs,
+            rows.join(", ")
+        )
+    });
     if a.json {
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "note": eval_note(&a.guesser),
             "games": a.games,
             "seed": a.seed,
@@ -1012,8 +1036,11 @@ pub fn eval(a: EvalArgs) -> Result<()> {
                 "left_out": unseen.len(),
             }),
         });
+        if let Some(i) = &interrupted {
+            v["interrupted"] = serde_json::json!(i);
+        }
         writeln!(out, "{}", serde_json::to_string(&v)?)?;
-        return Ok(());
+        return exit_if_stopped(stopped, &mut out);
     }
     writeln!(
         out,
@@ -1022,6 +1049,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
         a.seed,
         eval_note(&a.guesser),
     )?;
+    if let Some(i) = &interrupted {
+        writeln!(out, "{i}")?;
+    }
     writeln!(
         out,
         "{:<12} {:<24} {:>8} {:>9} {:>10} {:>10} {:>10} {:>9} {:>9}",
@@ -1061,6 +1091,16 @@ pub fn eval(a: EvalArgs) -> Result<()> {
             "fallback: the share of clues given by the relatedness strategy's fallback when the \
              strategy had none (counted in its row)"
         )?;
+    }
+    exit_if_stopped(stopped, &mut out)
+}
+
+/// After a run a signal stopped (its number, `stopped`) printed what it did: the output
+/// flushed, the process ends with 128 + the signal, as the signal's own action would have.
+fn exit_if_stopped(stopped: Option<i32>, out: &mut impl Write) -> Result<()> {
+    if let Some(signal) = stopped {
+        out.flush()?;
+        std::process::exit(128 + signal);
     }
     Ok(())
 }

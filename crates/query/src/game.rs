@@ -582,8 +582,10 @@ pub fn eval(
 }
 
 /// Told after each game of [`eval_watched`]: the strategy's and the guesser's names, the games
-/// played of this pair and how many it plays (a long run shows its progress).
-pub type Progress<'a> = dyn FnMut(&str, &str, usize, usize) + 'a;
+/// played of this pair and how many it plays (a long run shows its progress). It answers
+/// whether to go on: `false` ends the evaluation after this game (Ctrl-C), and the last report
+/// is of the games played ([`StrategyReport::games`]), so an hour's games are not lost.
+pub type Progress<'a> = dyn FnMut(&str, &str, usize, usize) -> bool + 'a;
 
 /// [`eval`], telling `progress` after each game.
 #[allow(clippy::too_many_arguments)]
@@ -624,12 +626,11 @@ pub fn eval_watched(
                     }
                     (turns.sink)(&r)
                 };
-            let mut on_game = |done: usize| {
-                if let Some(p) = progress.as_mut() {
-                    p(s.name(), g.name(), done, games);
-                }
+            let mut on_game = |done: usize| match progress.as_mut() {
+                Some(p) => p(s.name(), g.name(), done, games),
+                None => true,
             };
-            out.push(eval_one(
+            let report = eval_one(
                 games,
                 seed,
                 *s,
@@ -639,7 +640,12 @@ pub fn eval_watched(
                 params,
                 &mut on_turn,
                 &mut on_game,
-            )?);
+            )?;
+            let stopped = report.games < games;
+            out.push(report);
+            if stopped {
+                return Ok(out);
+            }
         }
     }
     Ok(out)
@@ -659,9 +665,10 @@ fn eval_one(
     lexicon: &dyn Lexicon,
     params: &PlayParams,
     on_turn: &mut GameTurnObserver<'_>,
-    on_game: &mut dyn FnMut(usize),
+    on_game: &mut dyn FnMut(usize) -> bool,
 ) -> anyhow::Result<StrategyReport> {
     let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut played = 0;
     for i in 0..games {
         let game_seed = game_seed(seed, i);
         let mut n = 0;
@@ -686,8 +693,12 @@ fn eval_one(
         *totals.entry("fallbacks").or_default() += g.fallbacks;
         *totals.entry("correct").or_default() += g.correct;
         *totals.entry("incorrect").or_default() += g.incorrect;
-        on_game(i + 1);
+        played = i + 1;
+        if !on_game(played) {
+            break;
+        }
     }
+    let games = played;
     let t = |key: &str| totals.get(key).copied().unwrap_or(0);
     let ratio = |a: f64, b: usize| if b == 0 { 0.0 } else { a / b as f64 };
     Ok(StrategyReport {

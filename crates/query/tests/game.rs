@@ -381,7 +381,8 @@ fn eval_compares_strategies_on_the_same_boards() {
     // Told after each game, per pair of strategy and guesser, without changing the games.
     let mut told = Vec::new();
     let mut progress = |s: &str, g: &str, done: usize, games: usize| {
-        told.push((s.to_string(), g.to_string(), done, games))
+        told.push((s.to_string(), g.to_string(), done, games));
+        true
     };
     let c = query::game::eval_watched(
         3,
@@ -426,6 +427,25 @@ fn eval_compares_strategies_on_the_same_boards() {
     );
     let json = serde_json::to_value(&a).unwrap();
     assert_eq!(json[1]["strategy"], "herfindahl");
+    // Stopped after the second game of the first pair (Ctrl-C): its report is of the two games
+    // played, the first two of the whole run's, and no other pair plays.
+    let mut stop_after_two = |_: &str, _: &str, done: usize, _: usize| done < 2;
+    let stopped = query::game::eval_watched(
+        3,
+        7,
+        &[&t, &h],
+        &[&own],
+        &k,
+        &NoLexicon,
+        &params,
+        None,
+        Some(&mut stop_after_two as &mut query::game::Progress),
+    )
+    .unwrap();
+    assert_eq!(stopped.len(), 1, "{stopped:?}");
+    assert_eq!(stopped[0].games, 2);
+    let two = eval(2, 7, &[&t], &[&own], &k, &NoLexicon, &params, None).unwrap();
+    assert_eq!(stopped, two);
 }
 
 /// A strategy that never has a clue of its own; its fallback gives the first red card's

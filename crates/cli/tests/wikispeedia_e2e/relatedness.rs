@@ -480,7 +480,9 @@ fn json_lines(path: &std::path::Path) -> Vec<Value> {
 #[test]
 fn an_eval_stopped_midway_leaves_whole_lines() {
     // Written a piece at a time, the last line was cut wherever the buffer filled when Ctrl-C
-    // came, and a reader of the lines failed on it.
+    // came, and a reader of the lines failed on it. And Ctrl-C ended the process: every figure
+    // of the run was lost. Now it stops after the game being played and reports the games
+    // played, those whose turns the file holds, then exits 130.
     let dir = tempfile::tempdir().unwrap();
     let turns = dir.path().join("turns.jsonl");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_clue-db"))
@@ -493,10 +495,10 @@ fn an_eval_stopped_midway_leaves_whole_lines() {
             "--turns",
         ])
         .arg(&turns)
-        .arg("--db")
+        .args(["--json", "--db"])
         .arg(db())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     // Several buffers' worth reached the file.
@@ -513,26 +515,46 @@ fn an_eval_stopped_midway_leaves_whole_lines() {
         .status()
         .unwrap();
     assert!(killed.success());
-    // Bounded: where SIGINT is ignored (a test binary started with `&` by a shell without job
-    // control passes that on), eval runs on and this waited for ever while the file grew.
+    // Bounded: where SIGINT was ignored (a test binary started with `&` by a shell without job
+    // control passes that on) and eval kept the default action, it ran on and this waited for
+    // ever while the file grew; eval's own handler now takes the signal even so.
     let stopped = crate::common::poll_bounded(std::time::Duration::from_secs(60), || {
         child.try_wait().unwrap()
     });
-    if stopped.is_none() {
+    let Some(status) = stopped else {
         let _ = child.kill();
         let _ = child.wait();
-        panic!("eval ran on 60 s after SIGINT: is SIGINT ignored where the tests run?");
-    }
+        panic!("eval ran on 60 s after SIGINT: its handler did not stop it");
+    };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("stopping after the game being played"),
+        "{stderr}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("the report, as JSON");
+    let games = v["strategies"][0]["games"].as_u64().unwrap();
+    assert!(
+        v["interrupted"]
+            .as_str()
+            .is_some_and(|i| i.starts_with(&format!("interrupted after {games} of 100000 games"))),
+        "{v}"
+    );
     let text = std::fs::read_to_string(&turns).unwrap();
     assert!(
         text.ends_with('\n'),
         "a cut last line: {:?}",
         &text[text.len() - 80..]
     );
+    let mut seeds = std::collections::HashSet::new();
     for (n, line) in text.lines().enumerate() {
-        serde_json::from_str::<Value>(line)
+        let t = serde_json::from_str::<Value>(line)
             .unwrap_or_else(|e| panic!("line {}: {e}: {line}", n + 1));
+        seeds.insert(t["seed"].as_u64().unwrap());
     }
+    // The games reported are those played whole: each game's turns, and no other's.
+    assert_eq!(seeds.len() as u64, games);
 }
 
 #[test]
