@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::Body;
-use axum::extract::rejection::JsonRejection;
+use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, FromRequest, Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{Next, from_fn_with_state};
@@ -911,11 +911,22 @@ fn find_game(state: &AppState, id: &str) -> ApiResult<Arc<Mutex<Game>>> {
     })
 }
 
+/// The game id of a route's path; one that is not UTF-8 (`/api/game/%ff`) is a JSON 400 as
+/// every other error, not axum's plain text.
+fn game_id(id: Result<Path<String>, PathRejection>) -> ApiResult<String> {
+    id.map(|Path(id)| id).map_err(|e| {
+        ApiError::bad(format!(
+            "the game id in the path cannot be read ({}): give the id a new game answered",
+            query::cut_long_words(&e.body_text())
+        ))
+    })
+}
+
 async fn get_game(
     State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
 ) -> ApiResult<Json<crate::game::GameView>> {
-    let game = find_game(&state, &id)?;
+    let game = find_game(&state, &game_id(id)?)?;
     Ok(Json(lock(&game).view()))
 }
 
@@ -937,11 +948,11 @@ fn move_error(e: MoveError) -> ApiError {
 /// and the next clue, when the turn ended).
 async fn reveal(
     State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
     JsonBody(b): JsonBody<RevealBody>,
 ) -> ApiResult<Json<Value>> {
     let word = card_word(&b.word, "word")?;
-    let game = find_game(&state, &id)?;
+    let game = find_game(&state, &game_id(id)?)?;
     blocking(&state, move |_, db| {
         let mut g = lock(&game);
         let role: Role = g.reveal(&word).map_err(move_error)?;
@@ -962,10 +973,10 @@ pub struct PassBody {}
 /// The person ends the turn.
 async fn pass(
     State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
+    id: Result<Path<String>, PathRejection>,
     JsonBody(PassBody {}): JsonBody<PassBody>,
 ) -> ApiResult<Json<crate::game::GameView>> {
-    let game = find_game(&state, &id)?;
+    let game = find_game(&state, &game_id(id)?)?;
     blocking(&state, move |_, db| {
         let mut g = lock(&game);
         g.pass().map_err(move_error)?;

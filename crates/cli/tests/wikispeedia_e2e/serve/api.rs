@@ -812,6 +812,10 @@ fn bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving() {
     );
     // Games: unknown id, a word not on the board, a seed of the wrong type.
     expect_error(&post(&s, "/api/game/nope/pass", json!({})), 404);
+    // An id that is not UTF-8 is a JSON error as every other (it was axum's plain text).
+    let v = expect_error(&client::get(s.addr, "/api/game/%ff%fe").unwrap(), 400);
+    assert!(v["error"].as_str().unwrap().contains("game id"), "{v}");
+    expect_error(&post(&s, "/api/game/%ff/pass", json!({})), 400);
     let g = expect(&post(&s, "/api/new-game", json!({"seed": 3})), 200);
     let id = g["id"].as_str().unwrap();
     expect_error(
