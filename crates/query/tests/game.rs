@@ -379,23 +379,25 @@ fn eval_compares_strategies_on_the_same_boards() {
     let b = eval(3, 7, &[&t, &h], &[&own], &k, &NoLexicon, &params, None).unwrap();
     assert_eq!(a, b, "seeded evaluation is reproducible");
     // Told after each game, per pair of strategy and guesser, without changing the games.
+    let watched = |progress: &mut query::game::Progress| {
+        query::game::eval_watched(
+            3,
+            7,
+            &[&t, &h],
+            &[&own],
+            &k,
+            &NoLexicon,
+            &params,
+            None,
+            Some(progress),
+        )
+        .unwrap()
+    };
     let mut told = Vec::new();
-    let mut progress = |s: &str, g: &str, done: usize, games: usize| {
+    let c = watched(&mut |s: &str, g: &str, done: usize, games: usize| {
         told.push((s.to_string(), g.to_string(), done, games));
         true
-    };
-    let c = query::game::eval_watched(
-        3,
-        7,
-        &[&t, &h],
-        &[&own],
-        &k,
-        &NoLexicon,
-        &params,
-        None,
-        Some(&mut progress as &mut query::game::Progress),
-    )
-    .unwrap();
+    });
     assert_eq!(c, a);
     let expected: Vec<(String, String, usize, usize)> = ["threshold", "herfindahl"]
         .iter()
@@ -429,19 +431,7 @@ fn eval_compares_strategies_on_the_same_boards() {
     assert_eq!(json[1]["strategy"], "herfindahl");
     // Stopped after the second game of the first pair (Ctrl-C): its report is of the two games
     // played, the first two of the whole run's, and no other pair plays.
-    let mut stop_after_two = |_: &str, _: &str, done: usize, _: usize| done < 2;
-    let stopped = query::game::eval_watched(
-        3,
-        7,
-        &[&t, &h],
-        &[&own],
-        &k,
-        &NoLexicon,
-        &params,
-        None,
-        Some(&mut stop_after_two as &mut query::game::Progress),
-    )
-    .unwrap();
+    let stopped = watched(&mut |_: &str, _: &str, done: usize, _: usize| done < 2);
     assert_eq!(stopped.len(), 1, "{stopped:?}");
     assert_eq!(stopped[0].games, 2);
     let two = eval(2, 7, &[&t], &[&own], &k, &NoLexicon, &params, None).unwrap();
