@@ -175,6 +175,7 @@ pub fn answer_line(seed: u64, strategy: &str, ans: &query::request::Answer) -> S
         targets: ans.targets.clone(),
         score: ans.score,
         safety: None,
+        level: None,
     });
     let all: Vec<String> = best
         .iter()
@@ -264,6 +265,7 @@ mod tests {
             targets: targets.iter().map(|t| t.to_string()).collect(),
             score,
             safety: None,
+            level: None,
         };
         let ans = query::request::Answer::new(
             "relatedness",

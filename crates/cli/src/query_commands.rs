@@ -1007,20 +1007,20 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     turns_file.finish()?;
     // Stopped by a signal: the figures of the games played, said to be so, then the exit
     // status of the signal (128 + its number), as a command a signal ends has.
+    // A signal after the last game stopped nothing: the run is whole, and ends as one.
+    let asked = a.games * strategies.len() * guessers.len();
+    let played: usize = reports.iter().map(|r| r.games).sum();
     let stopped = match signal.load(std::sync::atomic::Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
+        s if s != 0 && played < asked => Some(s),
+        _ => None,
     };
     let interrupted = stopped.map(|_| {
-        let pairs = strategies.len() * guessers.len();
-        let played: usize = reports.iter().map(|r| r.games).sum();
         let rows: Vec<String> = reports
             .iter()
             .map(|r| format!("{} with {} {}", r.strategy, r.guesser, r.games))
             .collect();
         format!(
-            "interrupted after {played} of {} games; each row is of the games it played ({})",
-            a.games * pairs,
+            "interrupted after {played} of {asked} games; each row is of the games it played ({})",
             rows.join(", ")
         )
     });
@@ -1036,8 +1036,9 @@ pub fn eval(a: EvalArgs) -> Result<()> {
                 "left_out": unseen.len(),
             }),
         });
-        if let Some(i) = &interrupted {
-            v["interrupted"] = serde_json::json!(i);
+        // What a program reads: the games played and asked for, and the signal's number.
+        if let Some(signal) = stopped {
+            v["interrupted"] = serde_json::json!({"played": played, "of": asked, "signal": signal});
         }
         writeln!(out, "{}", serde_json::to_string(&v)?)?;
         return exit_if_stopped(stopped, &mut out);

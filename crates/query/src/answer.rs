@@ -195,7 +195,7 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
         }
     })?;
     if let Some(best) = ranked.first() {
-        warnings.extend(relaxed_margins(k, req, opts, best)?);
+        warnings.extend(relaxed_margins(opts, best));
     }
     let mut answer = Answer::new(opts.strategy.name(), ranked);
     answer.warnings = warnings;
@@ -214,18 +214,12 @@ pub fn answer(k: &StoreKnowledge, req: &Request, opts: &Options) -> Result<Answe
     Ok(answer)
 }
 
-/// A warning when the person set margins and the best clue does not clear them whole: the
-/// relatedness strategies relax margins no clue clears, in steps, rather than give no clue
-/// (`crate::relatedness::LEVELS`), and a person who asked for a wide margin around the
-/// assassin should not take the answer for one that keeps it. The share is the first target's
-/// for the relatedness strategy (its targets clear the level, safest first; a last target need
-/// not) and the weakest's for setnet (all of its targets clear the level).
-fn relaxed_margins(
-    k: &StoreKnowledge,
-    req: &Request,
-    opts: &Options,
-    best: &Suggestion,
-) -> Result<Option<String>> {
+/// A warning when the person set margins and no clue cleared the margins whole: the
+/// relatedness strategies then relax them in steps rather than give no clue
+/// ([`crate::relatedness::LEVELS`]; [`Suggestion::level`]), and a person who asked for a wide
+/// margin around the assassin should not take the answer for one that keeps it. A margin of 0
+/// cannot be relaxed, so margins set to 0 alone say nothing.
+fn relaxed_margins(opts: &Options, best: &Suggestion) -> Option<String> {
     let set = &opts.margins_set;
     let given: Vec<String> = [
         ("opponent", set.opponent),
@@ -233,40 +227,22 @@ fn relaxed_margins(
         ("assassin", set.assassin),
     ]
     .iter()
-    .filter_map(|(kind, m)| m.map(|m| format!("{kind} {m}")))
+    .filter_map(|(kind, m)| m.filter(|&m| m > 0.0).map(|m| format!("{kind} {m}")))
     .collect();
+    let level = best.level.filter(|&l| l < 1.0)?;
     if given.is_empty() {
-        return Ok(None);
+        return None;
     }
-    let (margins, first_only) = match &opts.strategy {
-        StrategyKind::Relatedness(p) => (
-            [p.opponent_margin, p.neutral_margin, p.assassin_margin],
-            true,
-        ),
-        StrategyKind::Setnet(p) => (
-            [p.opponent_margin, p.neutral_margin, p.assassin_margin],
-            false,
-        ),
-        _ => return Ok(None),
+    let held = match level {
+        l if l >= 0.75 => "clear three quarters of each",
+        l if l >= 0.5 => "clear half of each",
+        l if l >= 0.25 => "clear a quarter of each",
+        _ => "only rank above every card to avoid",
     };
-    let Some(shares) =
-        crate::relatedness::shares_cleared(k, req, margins, &best.clue, &best.targets)?
-    else {
-        return Ok(None);
-    };
-    let share = if first_only {
-        shares.first().copied()
-    } else {
-        shares.iter().copied().reduce(f64::min)
-    };
-    Ok(share.filter(|&s| s < 1.0).map(|s| {
-        format!(
-            "no clue clears the margins set ({}): {} clears {:.0} % of them",
-            given.join(", "),
-            crate::shown(&best.clue),
-            100.0 * s.max(0.0)
-        )
-    }))
+    Some(format!(
+        "no clue clears the margins set ({}): the clue's targets {held}",
+        given.join(", ")
+    ))
 }
 
 /// The clues given before that a clue can be compared with (one word of letters, at most

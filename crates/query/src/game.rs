@@ -630,7 +630,7 @@ pub fn eval_watched(
                 Some(p) => p(s.name(), g.name(), done, games),
                 None => true,
             };
-            let report = eval_one(
+            let (report, stopped) = eval_one(
                 games,
                 seed,
                 *s,
@@ -641,7 +641,6 @@ pub fn eval_watched(
                 &mut on_turn,
                 &mut on_game,
             )?;
-            let stopped = report.games < games;
             out.push(report);
             if stopped {
                 return Ok(out);
@@ -666,9 +665,10 @@ fn eval_one(
     params: &PlayParams,
     on_turn: &mut GameTurnObserver<'_>,
     on_game: &mut dyn FnMut(usize) -> bool,
-) -> anyhow::Result<StrategyReport> {
+) -> anyhow::Result<(StrategyReport, bool)> {
     let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
     let mut played = 0;
+    let mut stopped = false;
     for i in 0..games {
         let game_seed = game_seed(seed, i);
         let mut n = 0;
@@ -695,13 +695,14 @@ fn eval_one(
         *totals.entry("incorrect").or_default() += g.incorrect;
         played = i + 1;
         if !on_game(played) {
+            stopped = true;
             break;
         }
     }
     let games = played;
     let t = |key: &str| totals.get(key).copied().unwrap_or(0);
     let ratio = |a: f64, b: usize| if b == 0 { 0.0 } else { a / b as f64 };
-    Ok(StrategyReport {
+    let report = StrategyReport {
         strategy: s.name().to_string(),
         guesser: guesser.name().to_string(),
         games,
@@ -715,7 +716,8 @@ fn eval_one(
         correct: t("correct"),
         incorrect: t("incorrect"),
         fallbacks: t("fallbacks"),
-    })
+    };
+    Ok((report, stopped))
 }
 
 /// Knowledge whose boards are drawn from a word list a player brings (`eval --words`,

@@ -391,6 +391,7 @@ pub fn pick_clues(
                             targets: targets.iter().map(|&j| pos[j].clone()).collect(),
                             score,
                             safety: None,
+                            level: None,
                         },
                         weight,
                     })

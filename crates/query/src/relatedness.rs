@@ -367,6 +367,7 @@ pub fn suggest(
             targets: c.targets.iter().map(|&t| name(t).clone()).collect(),
             score: c.score,
             safety: Some(c.safety),
+            level: Some(level),
         })
         .collect())
 }
@@ -480,32 +481,6 @@ fn rank<'c>(
     out
 }
 
-/// The share of the margins `[opponent, neutral, assassin]` each of `targets` clears with
-/// `clue` on the board ([`safety`]: 1 or more, all of them), in the order given; `None` when the
-/// clue is no clue word or a target has no row. For the warning that margins a person set were
-/// relaxed ([`LEVELS`]): the ranking no longer carries a clue's safety.
-pub fn shares_cleared(
-    k: &dyn Knowledge,
-    req: &Request,
-    margins: [f64; 3],
-    clue: &str,
-    targets: &[String],
-) -> anyhow::Result<Option<Vec<f64>>> {
-    let rows = Rows::read(k, req)?;
-    let Some(j) = rows.clues.id(clue) else {
-        return Ok(None);
-    };
-    let highest = rows.avoid(j);
-    let avoid: [(f64, f64); 3] = std::array::from_fn(|i| (highest[i], margins[i]));
-    Ok(targets
-        .iter()
-        .map(|t| {
-            let (_, v) = rows.pos.iter().find(|(w, _)| w == t)?;
-            Some(safety(v[j] as f64, &avoid))
-        })
-        .collect())
-}
-
 /// The one further target a clue may add after those that clear the margins at `level`: the
 /// guesser reaches it only after every other target was right, and a miss there only ends the
 /// turn, unless it is the assassin. So it must clear the assassin's margin at the level, but
@@ -571,6 +546,7 @@ pub fn fallback(
                 targets: vec![w.clone()],
                 score: lead,
                 safety: None,
+                level: None,
             }));
         }
     }

@@ -159,6 +159,12 @@ pub struct Suggestion {
     /// records, not the JSON answer. `None` for other strategies and a fallback clue.
     #[serde(skip)]
     pub safety: Option<f64>,
+    /// The share of the margins the relatedness strategies held this answer's targets to
+    /// (`crate::relatedness::LEVELS`: 1 when some clue cleared them whole, then ¾, ½, ¼, just
+    /// above 0), for the warning that margins a person set were relaxed; `None` for other
+    /// strategies and a fallback clue. Not in the JSON answer.
+    #[serde(skip)]
+    pub level: Option<f64>,
 }
 
 /// Best first: score descending, then count descending, then clue alphabetically.

@@ -313,6 +313,7 @@ pub fn suggest(
                 targets: targets.iter().map(|&t| rows.pos[t].0.clone()).collect(),
                 score: score(&c),
                 safety: None,
+                level: Some(level),
             }
         })
         .collect())

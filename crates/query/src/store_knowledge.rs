@@ -238,24 +238,41 @@ impl<'s> StoreKnowledge<'s> {
     /// `swimming`, `pool`; `of` in `house of cards` left out), its row their rows' mean, as the
     /// guessers read such a card and as a person hears both words; a word typed with accents
     /// the vocabulary writes without (`café` → `cafe`, `crème brûlée` → `creme`, `brulee`) as
-    /// that word. Each word must be a card itself (a stored row or a vocabulary word). `None`
+    /// that word. Each word must be a card itself (a stored row or a vocabulary word). A stored
+    /// card typed without its full stops (`st patrick`) is that card, in any database. `None`
     /// for a card with a stored row or a vocabulary word of its own, a database that cannot
     /// score any word, or a card one of whose words is no card (`hot dgo`: then it is unknown
     /// as a whole).
     pub fn scored_as(&self, card: &str) -> Result<Option<Vec<String>>> {
-        if self.is_stored(card)? || !self.any_word()? || self.typed_id(card)?.is_some() {
+        if self.is_stored(card)? {
+            return Ok(None);
+        }
+        // A stored card written with its full stops or without (`st patrick`, `st. patrick`),
+        // in any database: the card `played_as` names.
+        if let Some(stored) = self.stored_as(card)? {
+            return Ok(Some(vec![stored]));
+        }
+        if !self.any_word()? || self.typed_id(card)?.is_some() {
             return Ok(None);
         }
         self.parts(card)
     }
 
+    /// The stored card `card` is by its [`StoreKnowledge::loose_key`] when it has a full stop
+    /// or is typed without one (`st patrick` → `st. patrick`); `None` for every other card.
+    fn stored_as(&self, card: &str) -> Result<Option<String>> {
+        let keys = self.stored_keys()?;
+        let key = self.loose_key(card);
+        Ok(keys
+            .get(&key)
+            .filter(|s| s.contains('.') || card.contains('.'))
+            .filter(|s| *s != card)
+            .cloned())
+    }
+
     /// [`StoreKnowledge::scored_as`] for a card known to be neither stored nor a vocabulary
     /// word, in a database that can score any word.
     fn parts(&self, card: &str) -> Result<Option<Vec<String>>> {
-        // A stored card written with its full stops or without (`st patrick`, `st. patrick`).
-        if let Some(stored) = self.stored_keys()?.get(&self.loose_key(card)) {
-            return Ok(Some(vec![stored.clone()]));
-        }
         let lexicon = &self.lexicon;
         let words: Vec<&str> = card
             .split(' ')
@@ -280,7 +297,8 @@ impl<'s> StoreKnowledge<'s> {
         Ok(Some(parts))
     }
 
-    /// The card `card` is played as: the stored card it is with or without accents, in an
+    /// The card `card` is played as: the stored card it is with or without accents or full
+    /// stops (`st patrick` → `st. patrick`), in an
     /// English database (`café` → `cafe`; `cafe` → a `café` an earlier build stored); a word typed
     /// with accents that the database scores as the word without them, that word (`crème
     /// brûlée` → `creme brulee`); any other card, itself. Two cards played as one are one card
@@ -363,7 +381,7 @@ impl<'s> StoreKnowledge<'s> {
     /// clue word or one of its forms), any card of several such words, and such a word typed
     /// with accents ([`StoreKnowledge::scored_as`]).
     pub fn is_card(&self, word: &str) -> Result<bool> {
-        if self.is_stored(word)? {
+        if self.is_stored(word)? || self.stored_as(word)?.is_some() {
             return Ok(true);
         }
         Ok(self.any_word()? && (self.typed_id(word)?.is_some() || self.parts(word)?.is_some()))
@@ -706,18 +724,20 @@ pub struct Explanation {
 /// The [`Explanation`] of `clue` with `terms`.
 pub fn explanation(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<Explanation> {
     let store = k.store();
-    // A card given twice, or two cards played as one (`café`, `cafe`), is explained once; a
-    // card typed otherwise than it is stored (`st patrick`) as the stored card, whose evidence
-    // and network embedding are the card's.
+    // A card given twice, or two cards played as one (`café`, `cafe`), is explained once, with
+    // one warning for each word typed again; a card typed otherwise than it is stored (`st
+    // patrick`) as the stored card, whose evidence and network embedding are the card's.
     let mut once: Vec<String> = Vec::with_capacity(terms.len());
     let mut typed: Vec<&String> = Vec::with_capacity(terms.len());
     let mut twice = Vec::new();
     let mut played: HashMap<String, usize> = HashMap::new();
+    let mut warned: HashSet<&String> = HashSet::new();
     for t in terms {
         let p = k.played_as(t)?;
         match played.get(&p) {
+            Some(_) if !warned.insert(t) => {}
             Some(&i) if typed[i] == t => twice.push(format!(
-                "{} is given twice: explained once",
+                "{} is given more than once: explained once",
                 crate::shown(t)
             )),
             Some(&i) => twice.push(format!(
@@ -727,7 +747,7 @@ pub fn explanation(k: &StoreKnowledge, clue: &str, terms: &[String]) -> Result<E
                 crate::shown(&p)
             )),
             None => {
-                let shown = if p != *t && k.is_stored(&p)? {
+                let shown = if p != *t && !k.is_stored(t)? && k.is_stored(&p)? {
                     p.clone()
                 } else {
                     t.clone()

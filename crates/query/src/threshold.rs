@@ -195,6 +195,7 @@ pub fn rank(
             score: targets.iter().map(|t| t.1).sum(),
             targets: targets.into_iter().map(|t| t.0.clone()).collect(),
             safety: None,
+            level: None,
         });
     }
     crate::request::sort_suggestions(&mut out);

@@ -274,6 +274,7 @@ impl Strategy for PointAt {
                 targets: vec![t],
                 score: 1.0,
                 safety: None,
+                level: None,
             })
             .into_iter()
             .collect())
@@ -431,6 +432,9 @@ fn eval_compares_strategies_on_the_same_boards() {
     assert_eq!(json[1]["strategy"], "herfindahl");
     // Stopped after the second game of the first pair (Ctrl-C): its report is of the two games
     // played, the first two of the whole run's, and no other pair plays.
+    // Stopped on a pair's last game: that pair's report is whole, and no other pair plays.
+    let last = watched(&mut |_: &str, _: &str, done: usize, _: usize| done < 3);
+    assert_eq!(last, a[..1]);
     let stopped = watched(&mut |_: &str, _: &str, done: usize, _: usize| done < 2);
     assert_eq!(stopped.len(), 1, "{stopped:?}");
     assert_eq!(stopped[0].games, 2);
@@ -466,6 +470,7 @@ impl Strategy for Silent {
             targets: vec![w.clone()],
             score: -1.0,
             safety: None,
+            level: None,
         }))
     }
 }

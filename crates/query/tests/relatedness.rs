@@ -125,39 +125,6 @@ fn a_hub_word_beats_a_specific_one_under_the_threshold_rule_and_loses_under_rela
     assert_eq!(g, ["orange", "lemon"]);
 }
 
-#[test]
-fn the_share_of_the_margins_a_target_clears_is_worked_by_hand() {
-    // For the warning that margins a person set were relaxed: each target's least of
-    // (score − highest to avoid) / margin over the three kinds, on the hub board's "citrus"
-    // (opponent fire −0.2, bystander desk 0.0, assassin opera −0.5; margins 1, 0.5, 2).
-    let (k, req) = hub_board();
-    let shares = relatedness::shares_cleared(
-        &k,
-        &req,
-        [1.0, 0.5, 2.0],
-        "citrus",
-        &words(&["orange", "lemon", "apple"]),
-    )
-    .unwrap()
-    .unwrap();
-    // orange: min(2.8, 5.2, 1.55); lemon: min(2.6, 4.8, 1.45); apple: min(1.4, 2.4, 0.85).
-    for (got, want) in shares.iter().zip([1.55, 1.45, 0.85]) {
-        assert!((got - want).abs() < 1e-6, "{shares:?}");
-    }
-    // Twice the margins: every share halves.
-    let halved =
-        relatedness::shares_cleared(&k, &req, [2.0, 1.0, 4.0], "citrus", &words(&["apple"]))
-            .unwrap()
-            .unwrap();
-    assert!((halved[0] - 0.425).abs() < 1e-6, "{halved:?}");
-    // A clue that is no clue word, or a target that is no team card with a row: nothing.
-    let none = |clue: &str, t: &str| {
-        relatedness::shares_cleared(&k, &req, [1.0, 0.5, 2.0], clue, &words(&[t])).unwrap()
-    };
-    assert_eq!(none("zebra", "apple"), None);
-    assert_eq!(none("citrus", "fire"), None);
-}
-
 /// A board where the clue "probe" scores 3.0 with the team's "apple" and `score` with the one
 /// card of `kind` (every other card 0), and "anchor" leads "banana" past every margin, so that
 /// the full margins apply (no relaxing: some clue clears them).
@@ -283,6 +250,12 @@ fn margins_relax_before_a_clue_is_refused_and_the_fallback_keeps_the_assassin_ma
     let got = related(&k, &req, &p);
     assert_eq!(got.len(), 1, "{got:?}");
     assert_eq!((got[0].clue.as_str(), got[0].count), ("probe", 1));
+    // The answer says the level it was held to (for the warning that margins a person set
+    // were relaxed); with the anchor's banana on the team, the full margins.
+    assert_eq!(got[0].level, Some(0.5));
+    let (k, mut req) = margin_board(Role::Bystander, 2.7);
+    req.pos = words(&["apple", "banana"]);
+    assert!(related(&k, &req, &p).iter().all(|s| s.level == Some(1.0)));
     // A bystander level with apple: apple ranks above nothing, so no clue leads it...
     let (k, mut req) = margin_board(Role::Bystander, 3.0);
     req.pos = words(&["apple"]);

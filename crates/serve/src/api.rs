@@ -578,9 +578,10 @@ async fn suggest(
     let margin = b
         .assassin_margin
         .map(|m| {
-            query::request::MARGIN
-                .check(m)
-                .map_err(|e| ApiError::bad(format!("assassin_margin {m}: {e}")))
+            query::request::MARGIN.check(m).map_err(|e| {
+                // `1e300` is printed with its 301 digits: cut as a long word is.
+                ApiError::bad(query::cut_long_words(&format!("assassin_margin {m}: {e}")))
+            })
         })
         .transpose()?;
     if b.given.len() > MAX_WORDS * 2 {
@@ -880,6 +881,8 @@ async fn new_game(
         .strategy
         .unwrap_or_else(|| engine::DEFAULT_STRATEGY.to_string());
     let kind = strategy(Some(&name))?;
+    // The game shows the strategy by its name, not as typed (`SetNet`).
+    let name = kind.as_str().to_string();
     blocking(&state, move |s, db| {
         let words = deck(&db.lists(&s.lists), b.words)?;
         let Dealt { board, warnings } = board_of(db, seed, words.as_deref(), &kind)?;

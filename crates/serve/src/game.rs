@@ -477,6 +477,7 @@ mod tests {
             targets: (0..count).map(|i| format!("r{i}")).collect(),
             score: 1.0,
             safety: None,
+            level: None,
         })
     }
 
