@@ -120,6 +120,18 @@ fn is_loopback_host(host: &str, bound: SocketAddr) -> bool {
 
 /// Refuses what a page of another site could make the browser send ([`foreign`]).
 async fn same_origin(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    // A proxy's tunnel: its target is a host and port, which the check below took for another
+    // host than the `Host` even when it named this server.
+    if req.method() == axum::http::Method::CONNECT {
+        let mut r = ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "CONNECT is a proxy's method, and this server is no proxy: send GET or POST to a path",
+        )
+        .into_response();
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD, POST"));
+        return r;
+    }
     match foreign(req.headers(), req.uri(), state.addr, state.loopback) {
         Some(e) => e.into_response(),
         None => next.run(req).await,

@@ -282,6 +282,18 @@ fn requests_naming_another_host_or_coming_from_another_origin_are_refused() {
         .unwrap();
     let r = absolute.read_response().unwrap();
     assert_eq!(r.status, 400, "another host as the target: {}", r.text());
+    // A proxy's tunnel to this very server was refused as naming "another host than its Host".
+    let mut tunnel = open(&s);
+    tunnel
+        .write_raw(format!("CONNECT {own} HTTP/1.1\r\nHost: {own}\r\n\r\n").as_bytes())
+        .unwrap();
+    let r = tunnel.read_response().unwrap();
+    assert!(
+        r.status == 405 && r.text().contains("no proxy") && r.header("allow").is_some(),
+        "CONNECT: {} {}",
+        r.status,
+        r.text()
+    );
     for host in [
         format!("localhost:{port}"),
         format!("LOCALHOST:{port}"),
