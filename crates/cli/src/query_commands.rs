@@ -1006,8 +1006,8 @@ pub fn eval(a: EvalArgs) -> Result<()> {
     let reports = reports?;
     turns_file.finish()?;
     // Stopped by a signal: the figures of the games played, said to be so, then the exit
-    // status of the signal (128 + its number), as a command a signal ends has.
-    // A signal after the last game stopped nothing: the run is whole, and ends as one.
+    // status of the signal (128 + its number), as a command a signal ends has. A signal after
+    // the last game stopped nothing: the run is whole, and ends as one.
     let asked = a.games * strategies.len() * guessers.len();
     let played: usize = reports.iter().map(|r| r.games).sum();
     let stopped = match signal.load(std::sync::atomic::Ordering::SeqCst) {

@@ -1,8 +1,9 @@
 //! SIGINT (Ctrl-C), SIGTERM and SIGHUP for the commands that build a database (`ingest`,
-//! `pipeline`), and for `eval` ([`stop_on_signal`]). A build: a signal ends the process without running the build's `Drop`, which deletes its
-//! temporary file `DB.tmpPID` (118 MB left by `timeout -s TERM 12 clue-db pipeline all`, issue
-//! 46, item 2). The handler, on its own thread, deletes the temporary files of the builds in
-//! progress (`store::abandon_builds_and_exit`) and exits 128 + the signal: 130, 143, 129.
+//! `pipeline`), and for `eval` ([`stop_on_signal`]). In a build, a signal ends the process
+//! without running the build's `Drop`, which deletes its temporary file `DB.tmpPID` (118 MB
+//! left by `timeout -s TERM 12 clue-db pipeline all`, issue 46, item 2). The handler, on its
+//! own thread, deletes the temporary files of the builds in progress
+//! (`store::abandon_builds_and_exit`) and exits 128 + the signal: 130, 143, 129.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
