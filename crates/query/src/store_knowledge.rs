@@ -305,10 +305,12 @@ impl<'s> StoreKnowledge<'s> {
     /// on a board. A database whose words keep their accents (`schön` a card of its own) plays
     /// `schön` and `schon` apart.
     pub fn played_as(&self, card: &str) -> Result<String> {
-        let keys = self.stored_keys()?;
         let key = self.lexicon.language.card_key(card);
-        if let Some(stored) = keys.get(&key).or_else(|| keys.get(&self.loose_key(card))) {
+        if let Some(stored) = self.stored_keys()?.get(&key) {
             return Ok(stored.clone());
+        }
+        if let Some(stored) = self.stored_as(card)? {
+            return Ok(stored);
         }
         if text::fold_accents(card) == card {
             return Ok(card.to_string());
